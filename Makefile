@@ -1,0 +1,31 @@
+# The two commands of the README's Quickstart. Both are idempotent and need nothing but Python 3.10+.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+PYTEST_ARGS ?=
+
+.PHONY: run test install install-test warmup clean
+
+run: $(VENV)/.run-installed
+	$(BIN)/tokembed run recipes/quickstart.yaml
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+install: $(VENV)/.run-installed
+install-test: $(VENV)/.test-installed
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.run-installed: $(BIN)/python pyproject.toml setup.py constraints.txt
+	$(PIP) -e '.[torch,report]'
+	touch $@
+
+$(VENV)/.test-installed: $(BIN)/python pyproject.toml setup.py constraints.txt examples/tokembed-reverse/pyproject.toml
+	$(PIP) -e '.[test,torch,report]' -e examples/tokembed-reverse
+	touch $@
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info runs .pytest_cache

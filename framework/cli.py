@@ -1,0 +1,139 @@
+"""The ``tokembed`` command line.
+
+Every user error is a :class:`~tokembed.errors.TokembedError`: it is printed as one clear message (one line per
+problem) and the exit status is 2. ``--debug`` shows the traceback as well. Heavy modules (numba, torch) are imported
+only by the commands that need them, so ``tokembed --help`` and ``tokembed plugins`` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+from . import __version__
+from .errors import TokembedError
+
+__all__ = ["main", "build_parser"]
+
+
+def _blocked(args: argparse.Namespace) -> list[str]:
+    out = []
+    for item in args.plugin_switches or []:
+        if item.startswith("no:"):
+            out.append(item[3:])
+        else:
+            raise TokembedError(f"-p {item}: only '-p no:NAME' (block a plugin by entry-point or distribution name) is supported")
+    return out
+
+
+def _registry(args: argparse.Namespace):
+    from .registry import build_registry
+
+    return build_registry(blocked=_blocked(args))
+
+
+# -- commands ------------------------------------------------------------------------------------------------------
+def cmd_plugins(args: argparse.Namespace) -> int:
+    reg = _registry(args)
+    rows = [info.as_dict() for info in reg.all(args.kind)]
+    failures = [{"plugin": f.plugin.name, "distribution": f.plugin.distribution, "version": f.plugin.version,
+                 "target": f.plugin.target, "error": f.error} for f in reg.failures]
+    if args.json:
+        print(json.dumps({"components": rows, "failures": failures}, indent=1))
+        return 0
+    headers = ["name", "kind", "distribution", "version", "module"]
+    table = [[str(r[h] if r[h] is not None else "-") for h in headers] for r in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in table]) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+    for row in table:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    for f in reg.failures:
+        print(f"warning: {f}", file=sys.stderr)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run_recipe
+
+    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .recipe import load_recipe
+    from .registry import build_registry
+
+    recipe = load_recipe(args.recipe, overrides=args.set or [], registry=build_registry(blocked=_blocked(args)))
+    print(f"{args.recipe}: OK ({recipe.describe()})")
+    return 0
+
+
+# -- parser --------------------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tokembed",
+        description="Train, apply and compare tokenizers, vectorizers and embedders from YAML recipes.",
+    )
+    parser.add_argument("--version", action="version", version=f"tokembed {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the full traceback on errors")
+    parser.add_argument(
+        "-p", dest="plugin_switches", action="append", metavar="no:NAME",
+        help="block a plugin by entry-point or distribution name (repeatable); "
+             "TOKEMBED_DISABLE_PLUGIN_AUTOLOAD=1 skips all third-party plugins",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("plugins", help="list the registered components and the plugins behind them")
+    p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder"], help="only this kind")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_plugins)
+
+    for name, func, helptext in (
+        ("run", cmd_run, "train, apply, evaluate and save everything a recipe names"),
+        ("validate", cmd_validate, "check a recipe without running it"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("recipe", help="path of the YAML recipe")
+        p.add_argument("--set", action="append", metavar="PATH=VALUE",
+                       help="override a recipe value, e.g. --set tokenizers.bpe.vocab_size=16000 (repeatable)")
+        if name == "run":
+            p.add_argument("--out", metavar="DIR", help="output folder (overrides the recipe's `output:`)")
+        p.set_defaults(func=func)
+
+    try:
+        from .datasets import add_data_commands
+    except ImportError:  # pragma: no cover - the data module is optional while it is being written
+        pass
+    else:
+        add_data_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except TokembedError as exc:
+        if args.debug:
+            import traceback
+
+            traceback.print_exc()
+        print(f"tokembed: error: {exc}" if "\n" not in str(exc) else f"tokembed: error:\n{exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tokembed: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `tokembed plugins | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

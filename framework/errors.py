@@ -1,0 +1,65 @@
+"""Errors raised by tokembed.
+
+Every error a user can cause derives from :class:`TokembedError`. The command line prints such an error as one
+message and exits with status 2; any other exception is a bug and shows a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TokembedError",
+    "RecipeError",
+    "UnknownComponentError",
+    "PluginError",
+    "NotFittedError",
+    "CorpusError",
+    "ArtifactError",
+    "DataError",
+]
+
+
+class TokembedError(Exception):
+    """Base class of every error tokembed raises on bad input, bad configuration or a broken plugin."""
+
+
+class RecipeError(TokembedError, ValueError):
+    """A recipe is invalid.
+
+    ``problems`` holds one ``FILE:LINE:COL: dotted.path: message`` line per problem; ``str(err)`` joins them.
+    """
+
+    def __init__(self, problems: list[str] | str):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems: list[str] = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+class UnknownComponentError(TokembedError, KeyError):
+    """No registered component has the requested kind and name.
+
+    The message names the available components and the closest match.
+    """
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class PluginError(TokembedError):
+    """A plugin is broken: it failed to import, its hook raised, or two plugins claim one name."""
+
+
+class NotFittedError(TokembedError, ValueError):
+    """A component was used before ``fit`` (or ``load``)."""
+
+
+class CorpusError(TokembedError, ValueError):
+    """A corpus is empty, missing or cannot be decoded."""
+
+
+class ArtifactError(TokembedError, ValueError):
+    """A saved artifact cannot be read: missing, truncated, of another kind or of an unknown format version."""
+
+
+class DataError(TokembedError):
+    """A named dataset is missing, cannot be fetched, or failed its checksum."""

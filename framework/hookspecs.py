@@ -1,0 +1,51 @@
+"""Hook specifications: the contract between tokembed and its plugins.
+
+A plugin is a module (or object) with functions marked ``@tokembed.hookimpl`` whose names are the hooks below.
+It is found through the entry-point group ``tokembed``; built-ins are declared the same way. Every hook is
+collect-all: tokembed calls each plugin's implementation and gathers the results. A misspelled hook name is an
+error (``check_pending``), not a silent no-op.
+
+Each hook returns a list of component classes. A class carries ``name`` (the key recipes use, unique per kind
+across all installed plugins) and derives from the kind's base class in :mod:`tokembed.components`.
+Implementations should import heavy modules (numba, torch) lazily: building the registry must stay cheap.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("tokembed")
+
+# ---------------------------------------------------------------------------------------------------------------
+# components
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def tokembed_register_tokenizers() -> list[type]:
+    """Return the tokenizer classes this plugin provides.
+
+    Each class subclasses :class:`tokembed.Tokenizer` and has a unique ``name``.
+
+    Added in 0.1.
+    """
+
+
+@hookspec
+def tokembed_register_vectorizers() -> list[type]:
+    """Return the vectorizer classes this plugin provides.
+
+    Each class subclasses :class:`tokembed.Vectorizer` and has a unique ``name``.
+
+    Added in 0.1.
+    """
+
+
+@hookspec
+def tokembed_register_embedders() -> list[type]:
+    """Return the embedder classes this plugin provides.
+
+    Each class subclasses :class:`tokembed.Embedder` and has a unique ``name``.
+
+    Added in 0.1.
+    """

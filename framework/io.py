@@ -1,0 +1,128 @@
+"""Atomic writing and checked reading of artifacts.
+
+Every file tokembed writes goes to a temporary name in the destination folder and is renamed into place with
+:func:`os.replace`, so a crash or a full disk never leaves a half-written file under the final name. Nothing is
+pickled: artifacts are JSON, ``.npy``/``.npz`` (loaded with ``allow_pickle=False``) or plain text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from .errors import ArtifactError
+
+__all__ = [
+    "atomic_path",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "atomic_write_json",
+    "atomic_save_npy",
+    "atomic_save_npz",
+    "read_json",
+    "dumps_json",
+]
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success rename it to ``path``, on error remove it.
+
+    The parent folder is created if missing. The rename is atomic on POSIX file systems.
+    """
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, final)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (fsync'd before the rename); return the final path."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return Path(path)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` as UTF-8 (no newline translation) to ``path`` atomically."""
+    return atomic_write_bytes(path, text.encode("utf-8", "surrogatepass"))
+
+
+def dumps_json(obj: Any) -> str:
+    """Serialize ``obj`` deterministically: insertion order, 1-space indent, UTF-8, final newline.
+
+    NaN and infinity are refused (they are not JSON).
+    """
+    return json.dumps(obj, ensure_ascii=False, indent=1, allow_nan=False, default=_json_default) + "\n"
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    raise TypeError(f"cannot write {type(obj).__name__} to JSON")
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write ``obj`` as JSON (see :func:`dumps_json`) to ``path`` atomically."""
+    return atomic_write_text(path, dumps_json(obj))
+
+
+def atomic_save_npy(path: str | os.PathLike, array: np.ndarray) -> Path:
+    """Save one array in ``.npy`` format atomically (no pickled objects allowed)."""
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(array), allow_pickle=False)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def atomic_save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> Path:
+    """Save named arrays in compressed ``.npz`` format atomically (no pickled objects allowed)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: np.asarray(v) for k, v in arrays.items()})
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def read_json(path: str | os.PathLike, *, what: str = "artifact") -> Any:
+    """Read a JSON file; a missing, unreadable or malformed file raises :class:`ArtifactError` naming it."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ArtifactError(f"{p}: no such {what} file") from None
+    except IsADirectoryError:
+        raise ArtifactError(f"{p}: is a folder, expected a {what} file") from None
+    except OSError as exc:
+        raise ArtifactError(f"{p}: cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(raw.decode("utf-8", "surrogatepass"))
+    except UnicodeDecodeError as exc:
+        raise ArtifactError(f"{p}: not a UTF-8 JSON {what} (bad byte at offset {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ArtifactError(
+            f"{p}:{exc.lineno}:{exc.colno}: not a valid JSON {what} ({exc.msg}); the file may be truncated"
+        ) from None
