@@ -1,0 +1,271 @@
+"""Corpus readers: text files, folders, globs, ``.gz``, JSONL fields, bundled samples and named datasets.
+
+A :class:`Corpus` is a re-iterable stream of documents (``str``): one per line (``unit="line"``, the default for
+text), one per file (``unit="file"``) or one per JSONL record (``format="jsonl"``, the string at ``field``). It
+never holds the whole corpus in memory; each iteration reads the files again.
+
+Errors are :class:`~tokembed.errors.CorpusError` naming the file and, for undecodable bytes, the byte offset.
+"""
+
+from __future__ import annotations
+
+import codecs
+import glob as _glob
+import gzip
+import json
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Iterator, Literal, Sequence
+
+from .errors import CorpusError
+
+__all__ = ["Corpus", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
+
+#: Bundled texts: name -> (file inside the package, one-line description).
+BUILTIN_TEXTS: dict[str, tuple[str, str]] = {
+    "moby-dick": ("samples/moby-dick.txt.gz", "Herman Melville, Moby-Dick (1851), 1.2 MB, public domain"),
+}
+
+
+def builtin_names() -> list[str]:
+    """Names accepted by ``corpus: {builtin: NAME}``."""
+    return sorted(BUILTIN_TEXTS)
+
+
+def builtin_path(name: str) -> Path:
+    """Path of a bundled text inside the installed package.
+
+    Raises
+    ------
+    CorpusError
+        If ``name`` is not a bundled text.
+    """
+    if name not in BUILTIN_TEXTS:
+        raise CorpusError(f"unknown builtin text {name!r}; available: {', '.join(builtin_names())}")
+    ref = resources.files("tokembed") / BUILTIN_TEXTS[name][0]
+    return Path(str(ref))
+
+
+def _open_binary(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def expand_paths(pattern: str | os.PathLike, base: Path | None = None) -> list[Path]:
+    """Files named by a path, a folder (every regular file below it, sorted, hidden ones skipped) or a glob.
+
+    Relative paths are resolved against ``base`` (the recipe's folder) when given.
+
+    Raises
+    ------
+    CorpusError
+        If nothing matches.
+    """
+    raw = os.fspath(pattern)
+    p = Path(raw).expanduser()
+    if base is not None and not p.is_absolute():
+        p = base / p
+    if any(ch in raw for ch in "*?["):
+        files = sorted(Path(m) for m in _glob.glob(str(p), recursive=True) if Path(m).is_file())
+        if not files:
+            raise CorpusError(f"{raw}: no file matches this pattern")
+        return files
+    if p.is_dir():
+        files = sorted(
+            f for f in p.rglob("*")
+            if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+        )
+        if not files:
+            raise CorpusError(f"{raw}: the folder holds no file")
+        return files
+    if p.is_file():
+        return [p]
+    raise CorpusError(f"{raw}: no such file or folder" + (f" (looked in {p})" if str(p) != raw else ""))
+
+
+def _decode_error(path: Path, offset: int, exc: UnicodeDecodeError) -> CorpusError:
+    bad = exc.object[exc.start:exc.end] if isinstance(exc.object, (bytes, bytearray)) else b""
+    return CorpusError(
+        f"{path}: invalid UTF-8 at byte offset {offset} ({bad!r}: {exc.reason}); "
+        "fix the file, or read it with `errors: replace` in the corpus spec"
+    )
+
+
+def read_text(path: str | os.PathLike, errors: str = "strict") -> str:
+    """Read a whole UTF-8 (optionally gzip-compressed) file; undecodable bytes raise CorpusError with the offset."""
+    p = Path(path)
+    try:
+        with _open_binary(p) as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise CorpusError(f"{p}: no such file") from None
+    except (OSError, EOFError) as exc:
+        raise CorpusError(f"{p}: cannot read: {exc}") from None
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        raise _decode_error(p, exc.start, exc) from None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A re-iterable stream of documents read from files.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        The files, read in order (``.gz`` decompressed transparently).
+    format : {"text", "jsonl"}
+        Text files, or JSON Lines with the document at ``field``.
+    field : str, optional
+        The JSONL key holding the document's text (required for ``jsonl``).
+    unit : {"line", "file"}
+        For text: one document per line (the line ending removed) or per file.
+    errors : {"strict", "replace"}
+        ``strict``: undecodable bytes raise :class:`CorpusError` with the file and byte offset; ``replace``:
+        they become U+FFFD.
+    skip_empty : bool
+        Skip documents that are empty or only whitespace.
+    name : str
+        A label for messages and reports.
+    """
+
+    paths: tuple[Path, ...]
+    format: Literal["text", "jsonl"] = "text"
+    field: str | None = None
+    unit: Literal["line", "file"] = "line"
+    errors: Literal["strict", "replace"] = "strict"
+    skip_empty: bool = True
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.format not in ("text", "jsonl"):
+            raise CorpusError(f"corpus format must be 'text' or 'jsonl', got {self.format!r}")
+        if self.format == "jsonl" and not self.field:
+            raise CorpusError("a jsonl corpus needs `field:` (the key that holds each record's text)")
+        if self.unit not in ("line", "file"):
+            raise CorpusError(f"corpus unit must be 'line' or 'file', got {self.unit!r}")
+        if self.errors not in ("strict", "replace"):
+            raise CorpusError(f"corpus errors must be 'strict' or 'replace', got {self.errors!r}")
+        if not self.paths:
+            raise CorpusError("a corpus needs at least one file")
+        object.__setattr__(self, "paths", tuple(Path(p) for p in self.paths))
+
+    # -- constructors -----------------------------------------------------------------------------------------
+    @classmethod
+    def from_path(cls, pattern: str | os.PathLike, base: Path | None = None, **kwargs) -> "Corpus":
+        """A corpus over a file, a folder (every file below it, sorted) or a glob."""
+        kwargs.setdefault("name", os.fspath(pattern))
+        return cls(tuple(expand_paths(pattern, base)), **kwargs)
+
+    @classmethod
+    def builtin(cls, name: str, **kwargs) -> "Corpus":
+        """A bundled text by name (see :func:`builtin_names`)."""
+        kwargs.setdefault("name", name)
+        return cls((builtin_path(name),), **kwargs)
+
+    @classmethod
+    def dataset(cls, name: str, **kwargs) -> "Corpus":
+        """A named dataset built by ``tokembed data fetch NAME``.
+
+        Raises
+        ------
+        DataError
+            If the dataset is unknown or not fetched yet (the message gives the command to run).
+        """
+        from .datasets import dataset_path
+
+        kwargs.setdefault("name", name)
+        return cls.from_path(dataset_path(name), **kwargs)
+
+    # -- reading ----------------------------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[str]:
+        count = 0
+        for path in self.paths:
+            for doc in self._iter_file(path):
+                if self.skip_empty and not doc.strip():
+                    continue
+                count += 1
+                yield doc
+        if count == 0:
+            raise CorpusError(f"corpus {self.name or self.paths[0]}: empty (no non-empty document in "
+                              f"{len(self.paths)} file{'s' if len(self.paths) != 1 else ''})")
+
+    def _iter_file(self, path: Path) -> Iterator[str]:
+        try:
+            fh = _open_binary(path)
+        except FileNotFoundError:
+            raise CorpusError(f"{path}: no such file") from None
+        except OSError as exc:
+            raise CorpusError(f"{path}: cannot open: {exc.strerror or exc}") from None
+        with fh:
+            try:
+                if self.format == "text" and self.unit == "file":
+                    yield self._decode_whole(path, fh)
+                    return
+                offset = 0
+                lineno = 0
+                for raw in fh:
+                    lineno += 1
+                    try:
+                        line = raw.decode("utf-8", self.errors)
+                    except UnicodeDecodeError as exc:
+                        raise _decode_error(path, offset + exc.start, exc) from None
+                    offset += len(raw)
+                    if line.endswith("\n"):
+                        line = line[:-2] if line.endswith("\r\n") else line[:-1]
+                    if self.format == "jsonl":
+                        if not line.strip():
+                            continue
+                        yield self._field(path, lineno, line)
+                    else:
+                        yield line
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                raise CorpusError(f"{path}: cannot read (broken or truncated file?): {exc}") from None
+
+    def _decode_whole(self, path: Path, fh) -> str:
+        decoder = codecs.getincrementaldecoder("utf-8")(self.errors)
+        parts = []
+        offset = 0
+        while True:
+            chunk = fh.read(1 << 20)
+            try:
+                parts.append(decoder.decode(chunk, final=not chunk))
+            except UnicodeDecodeError as exc:
+                # the decoder may hold back up to 3 bytes of an unfinished sequence from the previous chunk
+                pending = len(exc.object) - len(chunk)
+                raise _decode_error(path, offset - pending + exc.start, exc) from None
+            offset += len(chunk)
+            if not chunk:
+                return "".join(parts)
+
+    def _field(self, path: Path, lineno: int, line: str) -> str:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(f"{path}:{lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(record, dict) or self.field not in record:
+            raise CorpusError(f"{path}:{lineno}: record has no field {self.field!r}")
+        value = record[self.field]
+        if not isinstance(value, str):
+            raise CorpusError(f"{path}:{lineno}: field {self.field!r} is {type(value).__name__}, not a string")
+        return value
+
+    def head(self, n: int) -> list[str]:
+        """The first ``n`` documents."""
+        out: list[str] = []
+        for doc in self:
+            out.append(doc)
+            if len(out) >= n:
+                break
+        return out
+
+    def size_bytes(self) -> int:
+        """Total size of the files on disk (compressed size for ``.gz``), for throughput figures."""
+        return sum(p.stat().st_size for p in self.paths)
+
+    def describe(self) -> str:
+        return f"{self.name or self.paths[0]} ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''}, {self.format}, {self.unit})"

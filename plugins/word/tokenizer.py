@@ -1,0 +1,219 @@
+"""Word-level tokenizer: a normalizer, a pre-tokenizer and a vocabulary of the words seen."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, ClassVar, Iterable, Sequence
+
+import numpy as np
+
+from tokembed.components import Tokenizer
+from tokembed.encoding import Encoding
+from tokembed.errors import CorpusError, TokembedError
+from tokembed.text import build_normalizer, build_pre_tokenizer, split_text
+
+__all__ = ["WordTokenizer", "count_words"]
+
+
+def count_words(docs: Iterable[str], normalizer, pre_tokenizer) -> Counter:
+    """Count the pre-tokenized pieces of ``docs``.
+
+    The result is a partial count: counts of several chunks of a corpus add up (``Counter.update``) to the count
+    of the whole, so a corpus can be counted in chunks, by several workers, and merged.
+    """
+    counts: Counter = Counter()
+    for doc in docs:
+        if not isinstance(doc, str):
+            raise CorpusError(f"word: documents must be str, got {type(doc).__name__}")
+        counts.update(piece for piece, _ in split_text(doc, normalizer, pre_tokenizer))
+    return counts
+
+
+class WordTokenizer(Tokenizer):
+    """Word-level tokenizer: each pre-tokenized piece (after normalization) is one token.
+
+    The vocabulary holds, in id order: ``pad_token`` (if set), ``unk_token`` (if set), the other
+    ``special_tokens``, then the words whose count is at least ``min_frequency``, most frequent first, ties by
+    code-point order of the word; ``vocab_size`` caps the total, special tokens included. This is the tokenizer
+    that bag-of-words, TF-IDF, co-occurrence counting and GloVe work on.
+
+    Parameters
+    ----------
+    vocab_size : int or None, default None
+        Largest vocabulary, special tokens included; None keeps every word reaching ``min_frequency``.
+    min_frequency : int, default 1
+        Smallest corpus count a word needs to enter the vocabulary.
+    normalizer : str, list of str or None, default None
+        Normalizer stages applied in order (``"nfkc"``, ``"lowercase"``, ...; see ``tokembed.text``).
+    pre_tokenizer : str or dict, default "word_punct"
+        How text is split into words: ``"word_punct"`` (``\\w+|[^\\w\\s]+``), ``"whitespace_split"``,
+        ``"bert"``, ``"gpt2"``, or ``{"type": "regex", "pattern": ...}``.
+    unk_token : str or None, default "<unk>"
+        Token for words outside the vocabulary; with None such a word raises ``TokembedError``.
+    pad_token : str or None, default "<pad>"
+        Padding token (id 0 when set).
+    special_tokens : sequence of str, default ()
+        More special tokens, after the pad and unk tokens.
+    seed : int, default 0
+        Accepted like every trainer's; this training is deterministic.
+
+    Notes
+    -----
+    Offsets are code-point spans of each word in the original (un-normalized) text. ``decode`` joins words with
+    one space (Hugging Face's ``WordLevel`` decoding): the original whitespace is not recoverable at word level.
+    """
+
+    name: ClassVar[str] = "word"
+
+    def __init__(
+        self,
+        vocab_size: int | None = None,
+        min_frequency: int = 1,
+        normalizer: str | list[str] | None = None,
+        pre_tokenizer: str | dict = "word_punct",
+        unk_token: str | None = "<unk>",
+        pad_token: str | None = "<pad>",
+        special_tokens: Sequence[str] = (),
+        seed: int = 0,
+    ):
+        self.vocab_size = vocab_size
+        self.min_frequency = min_frequency
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.unk_token = unk_token
+        self.pad_token = pad_token
+        self.special_tokens = special_tokens
+        self.seed = seed
+
+    @classmethod
+    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
+        """The ids the special tokens will take, computed from the parameters before fitting."""
+        out: dict[str, int] = {}
+        for tok in [params.get("pad_token", "<pad>"), params.get("unk_token", "<unk>"),
+                    *(params.get("special_tokens") or ())]:
+            if tok is not None and tok not in out:
+                out[tok] = len(out)
+        return out
+
+    def _specials(self) -> list[str]:
+        return list(self.expected_special_ids(self.get_params()))
+
+    def _stages(self):
+        try:
+            return build_normalizer(self.normalizer), build_pre_tokenizer(self.pre_tokenizer)
+        except TokembedError as exc:
+            raise TokembedError(f"word: {exc}") from None
+
+    def _validate(self) -> None:
+        if self.vocab_size is not None and (not isinstance(self.vocab_size, int) or self.vocab_size < 1):
+            raise TokembedError(f"word: vocab_size must be an int >= 1 or None, got {self.vocab_size!r}")
+        if not isinstance(self.min_frequency, int) or self.min_frequency < 1:
+            raise TokembedError(f"word: min_frequency must be an int >= 1, got {self.min_frequency!r}")
+        if isinstance(self.special_tokens, str):
+            raise TokembedError("word: special_tokens must be a list of strings, not one string")
+        for tok in self._specials():
+            if not isinstance(tok, str) or not tok:
+                raise TokembedError(f"word: special tokens must be non-empty strings, got {tok!r}")
+        if self.vocab_size is not None and self.vocab_size < len(self._specials()):
+            raise TokembedError(
+                f"word: vocab_size={self.vocab_size} is smaller than the {len(self._specials())} special tokens"
+            )
+
+    def fit(self, corpus: Iterable[str]) -> "WordTokenizer":
+        """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary.
+
+        Raises
+        ------
+        CorpusError
+            If the corpus yields no word.
+        TokembedError
+            If a parameter is invalid.
+        """
+        self._validate()
+        normalizer, pre_tokenizer = self._stages()
+        if isinstance(corpus, str):
+            corpus = [corpus]
+        counts = count_words(corpus, normalizer, pre_tokenizer)
+        if not counts:
+            raise CorpusError("word: the corpus holds no word (empty, or only whitespace)")
+        specials = self._specials()
+        words = sorted((w for w, n in counts.items() if n >= self.min_frequency and w not in specials),
+                       key=lambda w: (-counts[w], w))
+        if self.vocab_size is not None:
+            words = words[: self.vocab_size - len(specials)]
+        self._set_vocab(specials, words, [counts[w] for w in words])
+        return self
+
+    def _set_vocab(self, specials: list[str], words: list[str], counts: list[int]) -> None:
+        tokens = specials + words
+        self.special_tokens_ = list(specials)
+        self.vocab_ = {t: i for i, t in enumerate(tokens)}
+        self.word_counts_ = dict(zip(words, counts))
+        self._itos = np.array(tokens, dtype=object)
+        self._is_special = np.zeros(len(tokens), bool)
+        self._is_special[: len(specials)] = True
+        self._unk_id = self.vocab_.get(self.unk_token, -1) if self.unk_token is not None else -1
+        self._normalizer, self._pre_tokenizer = self._stages()
+
+    # -- encoding ---------------------------------------------------------------------------------------------
+    def _encode_text(self, text: str) -> Encoding:
+        pieces = split_text(text, self._normalizer, self._pre_tokenizer)
+        vocab = self.vocab_
+        unk = self._unk_id
+        ids = [vocab.get(p, unk) for p, _ in pieces]
+        if unk < 0 and -1 in ids:
+            bad = pieces[ids.index(-1)]
+            raise TokembedError(f"word: {bad[0]!r} at {bad[1]} is not in the vocabulary and there is no unk_token")
+        arr = np.asarray(ids, dtype=np.int32)
+        offsets = np.asarray([span for _, span in pieces], dtype=np.int64).reshape(-1, 2)
+        return Encoding(arr, self._itos[arr].tolist(), offsets)
+
+    def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
+        """Join the words of ``ids`` with single spaces.
+
+        Raises
+        ------
+        TokembedError
+            If an id is outside ``[0, get_vocab_size())``.
+        """
+        self._check_is_fitted()
+        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if arr.size and (arr.min() < 0 or arr.max() >= len(self._itos)):
+            bad = int(arr[(arr < 0) | (arr >= len(self._itos))][0])
+            raise TokembedError(f"word: id {bad} is outside the vocabulary [0, {len(self._itos)})")
+        if skip_special_tokens:
+            arr = arr[~self._is_special[arr]]
+        return " ".join(self._itos[arr].tolist())
+
+    def get_vocab(self) -> dict[str, int]:
+        self._check_is_fitted()
+        return dict(self.vocab_)
+
+    def get_vocab_size(self) -> int:
+        self._check_is_fitted()
+        return len(self.vocab_)
+
+    def token_to_id(self, token: str) -> int | None:
+        self._check_is_fitted()
+        return self.vocab_.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        self._check_is_fitted()
+        return self._itos[id] if 0 <= id < len(self._itos) else None
+
+    # -- state ------------------------------------------------------------------------------------------------
+    def _get_state(self) -> dict[str, Any]:
+        words = self._itos[len(self.special_tokens_):].tolist()
+        return {
+            "special_tokens": list(self.special_tokens_),
+            "words": words,
+            "word_counts": [self.word_counts_.get(w, 0) for w in words],
+        }
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        specials = [str(t) for t in state["special_tokens"]]
+        words = [str(w) for w in state["words"]]
+        if len(set(specials + words)) != len(specials) + len(words):
+            raise ValueError("duplicate entries in the vocabulary")
+        counts = state.get("word_counts") or [0] * len(words)
+        self._set_vocab(specials, words, [int(n) for n in counts])
