@@ -23,9 +23,10 @@ from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
 
 import numpy as np
 
-from .encoding import Encoding
+from .encoding import BatchEncoding, Encoding
 from .errors import ArtifactError, NotFittedError, TokembedError
 from .io import atomic_write_json, read_json
+from .postprocess import EncodeOptions
 
 __all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION"]
 
@@ -182,9 +183,23 @@ class Tokenizer(Component):
     Special tokens written inside user text (``"<unk>"`` typed by a user) are encoded as ordinary text, unless the
     caller lists them in ``allowed_special`` (or passes ``allowed_special="all"``): then each occurrence becomes
     the special token's id. This is tiktoken's rule, and it keeps untrusted text from injecting control tokens.
+
+    Post-processing (special tokens around a text or pair, truncation, padding) follows Hugging Face tokenizers;
+    see :meth:`encode` and :mod:`tokembed.postprocess`. A tokenizer declares its default post-processor as the
+    attribute ``post_processor``: a subclass that lets recipes configure it takes ``post_processor`` as an
+    ``__init__`` parameter whose default is the class's default (a BERT-style class would default to
+    ``{"single": "[CLS] $A [SEP]", "pair": "[CLS] $A [SEP] $B:1 [SEP]:1"}``, and a preset may set it); a call
+    overrides it with ``encode(..., post_processor=...)`` or drops it with ``add_special_tokens=False``. Padding
+    uses the attribute ``pad_token`` (usually an ``__init__`` parameter too).
     """
 
     kind: ClassVar[str] = "tokenizer"
+    #: Default post-processor: None (adds nothing) or a JSON-able template spec
+    #: ``{"single": "...", "pair": "..."}`` (see :class:`tokembed.postprocess.TemplateProcessing`). An ``__init__``
+    #: parameter of the same name, stored on the instance, takes precedence.
+    post_processor: Any = None
+    #: The padding token (a vocabulary entry), or None when the tokenizer cannot pad.
+    pad_token: str | None = None
 
     # -- to implement -----------------------------------------------------------------------------------------
     def fit(self, corpus: Iterable[str]) -> "Tokenizer":
@@ -202,6 +217,16 @@ class Tokenizer(Component):
     def get_vocab(self) -> dict[str, int]:
         """The vocabulary, token -> id, special tokens included."""
         raise NotImplementedError
+
+    @classmethod
+    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
+        """The id each special token will get, planned from the ``__init__`` parameters before fitting.
+
+        Recipes use it to check an embedder's ``padding_idx`` against its tokenizer before any work. ``params``
+        holds the parameters a recipe sets (defaults are the class's). This default knows nothing and returns
+        ``{}``; a tokenizer whose special-token ids follow from its parameters overrides it.
+        """
+        return {}
 
     # -- provided ---------------------------------------------------------------------------------------------
     def get_vocab_size(self) -> int:
@@ -238,64 +263,272 @@ class Tokenizer(Component):
                                 f"(special tokens: {specials!r})")
         return list(allowed_special)
 
-    def encode(self, text: str, *, allowed_special: Collection[str] | Literal["all"] = ()) -> Encoding:
-        """Encode one text.
+    def num_special_tokens_to_add(self, pair: bool = False) -> int:
+        """Number of special tokens the default post-processor adds to one text, or to a pair with ``pair=True``.
+
+        Raises
+        ------
+        TokembedError
+            If the tokenizer's ``post_processor`` spec is invalid.
+        """
+        return EncodeOptions.resolve(self, pair=pair, add_special_tokens=False).template.num_special_tokens(pair)
+
+    def encode(
+        self,
+        text: str,
+        pair: str | None = None,
+        *,
+        add_special_tokens: bool = True,
+        allowed_special: Collection[str] | Literal["all"] = (),
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        stride: int = 0,
+        truncation_strategy: str = "longest_first",
+        padding: bool | str = False,
+        pad_to_multiple_of: int | None = None,
+        padding_side: Literal["right", "left"] = "right",
+        post_processor: Any = None,
+    ) -> Encoding:
+        """Encode one text, or a pair of texts, then add special tokens, truncate and pad as asked.
+
+        The steps and their semantics are Hugging Face tokenizers' (``Tokenizer.encode`` with
+        ``enable_truncation`` / ``enable_padding``) with transformers' option names: each text is encoded, the
+        texts are truncated so that texts plus added special tokens fit ``max_length``, the post-processor's
+        template adds the special tokens, then the result is padded. Options apply to this call only and never
+        change the tokenizer, so one tokenizer may serve several threads.
 
         Parameters
         ----------
         text : str
             The text. Offsets in the result are code-point spans into it.
+        pair : str, optional
+            A second text (question/answer, sentence pair). Its tokens' offsets are spans into ``pair``; without
+            a post-processor its tokens get type id 1.
+        add_special_tokens : bool, default True
+            Apply the post-processor's special tokens; False keeps only the texts (with the template's type ids).
+            A tokenizer without a post-processor adds nothing either way.
         allowed_special : collection of str or "all"
-            Special tokens that are recognised when written in ``text``; all others are encoded as plain text.
+            Special tokens that are recognised when written in ``text`` (and ``pair``); all others are encoded as
+            plain text.
+        truncation : bool or {"longest_first", "only_first", "only_second"}, default False
+            Cut to ``max_length`` tokens, special tokens included. True uses ``truncation_strategy``; a strategy
+            name is shorthand for True plus that strategy (transformers' convention).
+        max_length : int, optional
+            Length limit for truncation and the target of ``padding="max_length"``; ignored otherwise (as in
+            transformers).
+        stride : int, default 0
+            With truncation, the cut-off tokens are returned in ``overflowing`` as windows of the kept length
+            that overlap the previous window by ``stride`` tokens (each window gets the special tokens too).
+            A non-zero ``stride`` without truncation is an error.
+        truncation_strategy : {"longest_first", "only_first", "only_second"}, default "longest_first"
+            For pairs: share the room between the texts (the longer one is cut first), or cut only one text.
+        padding : bool or {"longest", "max_length"}, default False
+            For one text, ``True``/``"longest"`` pads only up to ``pad_to_multiple_of``; ``"max_length"`` pads to
+            ``max_length``. Pad tokens use the tokenizer's ``pad_token``.
+        pad_to_multiple_of : int, optional
+            Round the padded length up to a multiple of this (an error without padding).
+        padding_side : {"right", "left"}, default "right"
+            Where padding goes.
+        post_processor : dict or TemplateProcessing, optional
+            Use this template for this call instead of the tokenizer's ``post_processor``.
 
         Returns
         -------
         Encoding
-            ``ids`` int32 (n,), ``tokens``, ``offsets`` int64 (n, 2).
+            ``ids`` int32 (n,), ``tokens``, ``offsets`` int64 (n, 2), ``type_ids``, ``special_tokens_mask``,
+            ``attention_mask`` and, after truncation, ``overflowing`` (each window a full Encoding). With no
+            option set and no post-processor, this is exactly what the model gives for ``text``.
 
         Raises
         ------
         NotFittedError
             If the tokenizer is not fitted.
         TypeError
-            If ``text`` is not a ``str``.
+            If ``text`` or ``pair`` is not a ``str``.
+        TokembedError
+            For invalid options: unknown strategy or padding, ``max_length`` missing or not leaving room for one
+            token after the special tokens, ``stride`` not smaller than that room (or than the part of a text
+            kept when a pair is shared), ``only_second`` without a pair, a text too short for ``only_first`` /
+            ``only_second``, padding without a pad token, a template token missing from the vocabulary.
         """
         self._check_is_fitted()
-        if not isinstance(text, str):
-            raise TypeError(f"encode expects str, got {type(text).__name__}")
+        _check_str(text, "encode")
+        if pair is not None:
+            _check_str(pair, "encode (pair)")
         allowed = self._allowed_specials(allowed_special) if allowed_special else []
+        opts = EncodeOptions.resolve(
+            self, pair=pair is not None, add_special_tokens=add_special_tokens, truncation=truncation,
+            max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
+            pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
+        )
+        return opts.pad_batch([self._encode_one(text, pair, allowed, opts)])[0]
+
+    def _encode_plain(self, text: str, allowed: list[str]) -> Encoding:
+        """One text through the model, with the allowed special tokens written in it recognised."""
         if not allowed:
             return self._encode_text(text)
         return self._encode_with_specials(text, allowed)
+
+    def _encode_one(self, text: str, pair: str | None, allowed: list[str], opts: EncodeOptions) -> Encoding:
+        a = self._encode_plain(text, allowed)
+        if opts.is_identity:
+            return a
+        b = None if pair is None else self._encode_plain(pair, allowed)
+        return opts.process(a, b)
 
     def _encode_with_specials(self, text: str, allowed: list[str]) -> Encoding:
         import re
 
         # longest first, so "<|end|>" wins over "<|e" when both are special
         pattern = re.compile("|".join(re.escape(s) for s in sorted(allowed, key=len, reverse=True)))
-        vocab = self.get_vocab()
+        special_ids = {s: self.token_to_id(s) for s in allowed}
         parts: list[Encoding] = []
         pos = 0
         for m in pattern.finditer(text):
             if m.start() > pos:
                 parts.append(_shift(self._encode_text(text[pos:m.start()]), pos))
-            parts.append(Encoding([vocab[m.group()]], [m.group()], [[m.start(), m.end()]]))
+            parts.append(Encoding([special_ids[m.group()]], [m.group()], [[m.start(), m.end()]]))
             pos = m.end()
         if pos < len(text) or not parts:
             parts.append(_shift(self._encode_text(text[pos:]), pos))
         return Encoding.concatenate(parts)
 
     def encode_batch(
-        self, texts: Iterable[str], *, allowed_special: Collection[str] | Literal["all"] = ()
-    ) -> list[Encoding]:
-        """Encode several texts; returns one :class:`Encoding` per text, in order."""
-        return [self.encode(t, allowed_special=allowed_special) for t in texts]
+        self,
+        texts: Iterable[str],
+        pairs: Iterable[str] | None = None,
+        *,
+        add_special_tokens: bool = True,
+        allowed_special: Collection[str] | Literal["all"] = (),
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        stride: int = 0,
+        truncation_strategy: str = "longest_first",
+        padding: bool | str = False,
+        pad_to_multiple_of: int | None = None,
+        padding_side: Literal["right", "left"] = "right",
+        post_processor: Any = None,
+        return_arrays: bool = False,
+        num_workers: int | None = None,
+    ) -> "list[Encoding] | BatchEncoding":
+        """Encode several texts (or pairs) with the same options; see :meth:`encode` for each option.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The texts (a single ``str`` is refused).
+        pairs : iterable of str, optional
+            Second texts, one per text.
+        padding : bool or {"longest", "max_length"}, default False
+            ``True``/``"longest"`` pads every encoding to the longest of the batch, ``"max_length"`` to
+            ``max_length`` (both rounded up to ``pad_to_multiple_of``). Overflowing windows are padded too.
+        return_arrays : bool, default False
+            Return a :class:`~tokembed.encoding.BatchEncoding` even without padding (the encodings must then all
+            have the same length).
+        num_workers : int, optional
+            Encode on this many threads (-1: one per CPU). Default: serial. Threads pay off when the tokenizer's
+            kernels release the GIL; results are identical and in order either way.
+        add_special_tokens, allowed_special, truncation, max_length, stride, truncation_strategy, \
+pad_to_multiple_of, padding_side, post_processor
+            As in :meth:`encode`.
+
+        Returns
+        -------
+        list of Encoding or BatchEncoding
+            Without padding and ``return_arrays``, the list of encodings, in order. With padding (or
+            ``return_arrays=True``), a :class:`~tokembed.encoding.BatchEncoding`: int64 arrays ``input_ids``,
+            ``attention_mask``, ``token_type_ids``, ``special_tokens_mask`` of shape (batch, seq) and ``offsets``
+            (batch, seq, 2), plus ``encodings``; it also behaves as the list of encodings (``len``, ``[i]``,
+            iteration), so code written for the list works with both. Overflowing windows stay in each encoding's
+            ``overflowing`` and are not rows of the arrays.
+
+        Raises
+        ------
+        NotFittedError
+            If the tokenizer is not fitted.
+        TypeError
+            If ``texts`` is a ``str`` or holds a non-``str``.
+        TokembedError
+            As :meth:`encode`; also if ``pairs`` and ``texts`` differ in length, if ``num_workers`` is invalid,
+            or if the arrays cannot be rectangular (``padding="max_length"`` with a longer encoding and no
+            truncation, or ``return_arrays=True`` with unequal lengths and no padding).
+        """
+        self._check_is_fitted()
+        if isinstance(texts, str):
+            raise TypeError("encode_batch expects a list of str, not one str; use encode() for one text")
+        texts = list(texts)
+        for k, t in enumerate(texts):
+            _check_str(t, f"encode_batch (text {k})")
+        if pairs is not None:
+            if isinstance(pairs, str):
+                raise TypeError("encode_batch expects pairs as a list of str, not one str")
+            pairs = list(pairs)
+            if len(pairs) != len(texts):
+                raise TokembedError(f"encode_batch got {len(texts)} texts but {len(pairs)} pairs")
+            for k, t in enumerate(pairs):
+                _check_str(t, f"encode_batch (pair {k})")
+        allowed = self._allowed_specials(allowed_special) if allowed_special else []
+        opts = EncodeOptions.resolve(
+            self, pair=pairs is not None, add_special_tokens=add_special_tokens, truncation=truncation,
+            max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
+            pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
+        )
+        workers = _n_workers(num_workers)
+        pair_list = pairs
+
+        def work(lo: int, hi: int) -> list[Encoding]:
+            return [self._encode_one(texts[i], None if pair_list is None else pair_list[i], allowed, opts)
+                    for i in range(lo, hi)]
+
+        n = len(texts)
+        if workers == 1 or n < 2:
+            encodings = work(0, n)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            size = max(1, -(-n // (4 * workers)))
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                chunks = [pool.submit(work, lo, min(lo + size, n)) for lo in range(0, n, size)]
+                encodings = [e for c in chunks for e in c.result()]
+        encodings = opts.pad_batch(encodings)
+        if opts.padding is None and not return_arrays:
+            return encodings
+        lengths = [len(e) for e in encodings]
+        if len(set(lengths)) > 1:
+            if opts.padding == "max_length":
+                k = max(range(n), key=lengths.__getitem__)
+                raise TokembedError(
+                    f"text {k} has {lengths[k]} tokens, more than max_length={opts.max_length}: pass truncation=True "
+                    "or padding='longest' to get rectangular arrays"
+                )
+            raise TokembedError(
+                f"the encodings have different lengths ({min(lengths)} to {max(lengths)} tokens): pass padding=True "
+                "(or truncation with padding='max_length') to get rectangular arrays"
+            )
+        return BatchEncoding(encodings)
+
+
+def _check_str(text: object, where: str) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"{where} expects str, got {type(text).__name__}")
+
+
+def _n_workers(num_workers: int | None) -> int:
+    if num_workers is None:
+        return 1
+    if num_workers == -1 and not isinstance(num_workers, bool):
+        return os.cpu_count() or 1
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
+        raise TokembedError(f"num_workers must be None, -1 or an int >= 1, got {num_workers!r}")
+    return num_workers
 
 
 def _shift(enc: Encoding, by: int) -> Encoding:
-    if by:
-        enc.offsets = enc.offsets + by
-    return enc
+    """``enc`` with offsets moved by ``by`` (a new Encoding: a subclass may cache and reuse ``enc``)."""
+    if not by:
+        return enc
+    return Encoding(enc.ids, enc.tokens, enc.offsets + by, enc.type_ids, enc.special_tokens_mask,
+                    enc.attention_mask)
 
 
 class Vectorizer(Component):

@@ -1,13 +1,13 @@
-"""The result of encoding one text: ids, tokens and offsets."""
+"""The result of encoding one text (:class:`Encoding`) and a padded batch as arrays (:class:`BatchEncoding`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Encoding"]
+__all__ = ["Encoding", "BatchEncoding"]
 
 
 def _as_ids(values) -> np.ndarray:
@@ -112,3 +112,91 @@ class Encoding:
             np.concatenate([p.special_tokens_mask for p in parts]),
             np.concatenate([p.attention_mask for p in parts]),
         )
+
+
+class BatchEncoding:
+    """Encodings of equal length stacked into rectangular arrays (what ``encode_batch`` returns when padding).
+
+    Parameters
+    ----------
+    encodings : sequence of Encoding
+        All of the same length (pad them first).
+
+    Attributes
+    ----------
+    input_ids : ndarray of int64, shape (batch, seq)
+        Token ids.
+    attention_mask : ndarray of int64, shape (batch, seq)
+        0 for padding, else 1.
+    token_type_ids : ndarray of int64, shape (batch, seq)
+        Segment ids (0 first text, 1 second text of a pair, as the template says; 0 for padding).
+    special_tokens_mask : ndarray of int64, shape (batch, seq)
+        1 for tokens added by the post-processor and for padding, else 0.
+    offsets : ndarray of int64, shape (batch, seq, 2)
+        Code-point spans into each original text; ``(0, 0)`` for added tokens and padding.
+    encodings : list of Encoding, length batch
+        The encodings the arrays were built from (with their ``overflowing`` windows, which the arrays leave out).
+
+    Notes
+    -----
+    ``batch["input_ids"]`` is ``batch.input_ids`` (the key names are transformers'). Otherwise a BatchEncoding
+    behaves as the list of its encodings: ``len(batch)`` is the batch size, ``batch[i]`` is the ``i``-th
+    :class:`Encoding` and iterating yields the encodings, so code written for the plain list that ``encode_batch``
+    returns without padding keeps working. :meth:`keys` and :meth:`to_dict` give the arrays by name.
+
+    Raises
+    ------
+    ValueError
+        If the encodings do not all have the same length.
+    """
+
+    KEYS: tuple[str, ...] = ("input_ids", "attention_mask", "token_type_ids", "special_tokens_mask", "offsets")
+
+    def __init__(self, encodings: Sequence[Encoding]):
+        self.encodings: list[Encoding] = list(encodings)
+        lengths = {len(e) for e in self.encodings}
+        if len(lengths) > 1:
+            raise ValueError(f"encodings of different lengths {sorted(lengths)} cannot be stacked; pad them first")
+        seq = lengths.pop() if lengths else 0
+        b = len(self.encodings)
+
+        def stack(field: str) -> np.ndarray:
+            if not b:
+                return np.zeros((0, seq), np.int64)
+            return np.stack([getattr(e, field) for e in self.encodings]).astype(np.int64, copy=False)
+
+        self.input_ids = stack("ids")
+        self.attention_mask = stack("attention_mask")
+        self.token_type_ids = stack("type_ids")
+        self.special_tokens_mask = stack("special_tokens_mask")
+        self.offsets = (np.stack([e.offsets for e in self.encodings]).astype(np.int64, copy=False) if b
+                        else np.zeros((0, seq, 2), np.int64))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(batch, seq)``."""
+        return tuple(self.input_ids.shape)  # type: ignore[return-value]
+
+    def keys(self) -> tuple[str, ...]:
+        """The names of the arrays."""
+        return self.KEYS
+
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """The arrays by name (the arrays themselves, not copies)."""
+        return {k: getattr(self, k) for k in self.KEYS}
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            if key not in self.KEYS:
+                raise KeyError(f"{key!r}; the arrays are {', '.join(self.KEYS)}")
+            return getattr(self, key)
+        return self.encodings[key]
+
+    def __len__(self) -> int:
+        return len(self.encodings)
+
+    def __iter__(self) -> Iterator[Encoding]:
+        return iter(self.encodings)
+
+    def __repr__(self) -> str:
+        return f"BatchEncoding(batch={self.shape[0]}, seq={self.shape[1]})"
