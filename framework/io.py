@@ -44,11 +44,19 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp creates the file private (0600); give it the mode an ordinary open() would (0666 & ~umask)
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, final)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -101,9 +109,21 @@ def atomic_save_npy(path: str | os.PathLike, array: np.ndarray) -> Path:
 
 
 def atomic_save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> Path:
-    """Save named arrays in compressed ``.npz`` format atomically (no pickled objects allowed)."""
+    """Save named arrays in compressed ``.npz`` format atomically (no pickled objects allowed).
+
+    Raises
+    ------
+    ValueError
+        If an array holds Python objects (``np.savez`` would pickle them).
+    """
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    for key, arr in arrays.items():
+        if arr.dtype.hasobject:
+            raise ValueError(
+                f"array {key!r} holds Python objects (dtype {arr.dtype}), which cannot be saved without pickle"
+            )
     buf = io.BytesIO()
-    np.savez_compressed(buf, **{k: np.asarray(v) for k, v in arrays.items()})
+    np.savez_compressed(buf, **arrays)
     return atomic_write_bytes(path, buf.getvalue())
 
 

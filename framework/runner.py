@@ -125,7 +125,7 @@ def run_recipe(
     corpus_bytes = corpus.size_bytes()
     docs: list[str] | None = None
     for spec in recipe.tokenizers:
-        tok = reg.get("tokenizer", spec.type)(**dict(spec.params))
+        tok = recipe.build(spec)
         with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
             tok.fit(_progress(corpus, f"fit {spec.label}", quiet))
         tok.save(out_dir / f"{spec.label}.tokembed.json")
@@ -138,16 +138,15 @@ def run_recipe(
 
     for spec in recipe.embedders:
         tok = result.tokenizers.get(spec.input) if spec.input else None
-        params = dict(spec.params)
-        cls = reg.get("embedder", spec.type)
-        accepted = set(cls._param_names())
+        emb = recipe.build(spec)
         if tok is not None:
-            if "vocab_size" in accepted and params.get("vocab_size") is None:
-                params["vocab_size"] = tok.get_vocab_size()
+            # the embedder's vocabulary and padding id come from its tokenizer (the recipe checked any it sets)
+            accepted = set(emb._param_names())
+            if "vocab_size" in accepted and getattr(emb, "vocab_size", None) is None:
+                emb.set_params(vocab_size=tok.get_vocab_size())
             pad = getattr(tok, "pad_token", None)
-            if "padding_idx" in accepted and params.get("padding_idx") is None and pad is not None:
-                params["padding_idx"] = tok.token_to_id(pad)
-        emb = cls(**params)
+            if "padding_idx" in accepted and getattr(emb, "padding_idx", None) is None and pad is not None:
+                emb.set_params(padding_idx=tok.token_to_id(pad))
         with timer.step(f"fit embedder {spec.label}"):
             emb.fit(None)
         emb.save(out_dir / f"{spec.label}.tokembed.json")

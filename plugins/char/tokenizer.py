@@ -76,6 +76,18 @@ class CharTokenizer(Tokenizer):
                 out.append(tok)
         return out
 
+    @classmethod
+    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
+        """Special token -> id as :meth:`fit` will assign them: ``pad_token``, ``unk_token``, then
+        ``special_tokens``, unset ones skipped and repeats dropped, numbered from 0.
+
+        Raises
+        ------
+        TypeError
+            If ``params`` holds a name that is not a parameter.
+        """
+        return {tok: i for i, tok in enumerate(cls(**params)._specials())}
+
     def _validate(self) -> None:
         if self.vocab_size is not None and (not isinstance(self.vocab_size, int) or self.vocab_size < 1):
             raise TokembedError(f"char: vocab_size must be an int >= 1 or None, got {self.vocab_size!r}")
@@ -151,8 +163,9 @@ class CharTokenizer(Tokenizer):
                 f"char: character {text[pos]!r} (U+{ord(text[pos]):04X}) at position {pos} is not in the vocabulary "
                 "and this tokenizer has no unk_token"
             )
-        starts = np.arange(n, dtype=np.int64)
-        offsets = np.stack([starts, starts + 1], axis=1) if n else np.zeros((0, 2), np.int64)
+        offsets = np.empty((n, 2), dtype=np.int64)
+        offsets[:, 0] = np.arange(n, dtype=np.int64)
+        offsets[:, 1] = offsets[:, 0] + 1
         return Encoding(ids, self._itos[ids].tolist(), offsets)
 
     def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:

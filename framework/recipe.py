@@ -1,0 +1,141 @@
+"""Recipes: a YAML file -> a validated, frozen :class:`Recipe`, with every problem reported at once.
+
+>>> from tokembed.recipe import load_recipe                      # doctest: +SKIP
+>>> recipe = load_recipe("recipes/quickstart.yaml", overrides=["tokenizers.words.min_frequency=3"])
+>>> recipe.describe()                                           # doctest: +SKIP
+'corpus builtin:moby-dick; 2 tokenizers, 1 embedder'
+>>> tok = recipe.build("tokenizers.words")                      # an unfitted component  # doctest: +SKIP
+
+The format is documented in ``docs/recipes.md``. In short:
+
+- The file is composed with PyYAML's safe loader into a node tree, so every value keeps its line and column;
+  duplicate keys are errors.
+- Each stage names a registered component (``type:``) or a preset (``preset:``); its other keys are parameters of
+  the component class, checked against its ``__init__`` signature and annotations. Plain scalars are read against
+  the parameter's type (``lang: no`` is ``"no"`` for a ``str``), not by YAML 1.1's implicit rules.
+- Cross-stage checks (``input:`` names a tokenizer; an embedder's ``vocab_size``/``padding_idx`` agree with the
+  tokenizer's plan) run before any work.
+- Problems are collected and raised together as :class:`~tokembed.errors.RecipeError`, one
+  ``FILE:LINE:COL: dotted.path: problem`` line each (``--set PATH=VALUE: ...`` for overrides).
+
+Raw YAML never leaves this module: the result is made of the frozen dataclasses :class:`Recipe`,
+:class:`CorpusSpec`, :class:`ComponentSpec`, :class:`PipelineSpec` and :class:`BatchSpec`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import RecipeError
+from .recipe_check import BATCH_FIELDS, RESERVED, TOP_KEYS, check_recipe
+from .recipe_corpus import CORPUS_OPTIONS, CORPUS_SOURCES
+from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, CorpusSpec, PipelineSpec, Recipe
+from .recipe_yaml import Problems, apply_override, check_tree, compose_text
+
+__all__ = [
+    "load_recipe",
+    "load_recipe_string",
+    "Recipe",
+    "CorpusSpec",
+    "ComponentSpec",
+    "PipelineSpec",
+    "BatchSpec",
+    "TOP_KEYS",
+    "SECTIONS",
+    "RESERVED",
+    "CORPUS_SOURCES",
+    "CORPUS_OPTIONS",
+    "BATCH_FIELDS",
+]
+
+
+def load_recipe(
+    path: str | os.PathLike,
+    overrides: Iterable[str] = (),
+    out: str | os.PathLike | None = None,
+    registry: Any = None,
+) -> Recipe:
+    """Load, check and resolve a recipe file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The YAML recipe. Messages name it as given; a corpus ``path:`` is resolved relative to its folder.
+    overrides : iterable of str
+        ``dotted.path=value`` strings (``--set``), applied in order before checking. The value is read as YAML
+        (``100``, ``null``, ``[a, b]``, ``{type: char}``) and typed by the schema like a value in the file; the
+        last path element is created if its parent exists.
+    out : str or PathLike, optional
+        Output folder; replaces the recipe's ``output:`` (``--out``).
+    registry : Registry, optional
+        The component registry; built with :func:`tokembed.registry.build_registry` when None.
+
+    Returns
+    -------
+    Recipe
+
+    Raises
+    ------
+    RecipeError
+        With every problem found, one ``FILE:LINE:COL: dotted.path: problem`` line each: a missing or unreadable
+        file (``FILE: no such recipe file``), invalid YAML, unknown sections, components, presets or parameters
+        (with the closest name), values of the wrong type, duplicate keys, a corpus path that matches no file, a
+        stage input that names no tokenizer, an embedder whose ``vocab_size``/``padding_idx`` disagrees with its
+        tokenizer, and ``--set`` arguments that do not apply.
+    """
+    source = os.fspath(path)
+    file = Path(source)
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise RecipeError(f"{source}: no such recipe file") from None
+    except IsADirectoryError:
+        raise RecipeError(f"{source}: is a folder, not a recipe file") from None
+    except OSError as exc:
+        raise RecipeError(f"{source}: cannot read the recipe file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecipeError(f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+    return _load(text, source=source, base_dir=file.parent, path=file, overrides=overrides, out=out,
+                 registry=registry)
+
+
+def load_recipe_string(
+    text: str,
+    *,
+    source: str = "<recipe>",
+    base_dir: str | os.PathLike = ".",
+    overrides: Iterable[str] = (),
+    out: str | os.PathLike | None = None,
+    registry: Any = None,
+) -> Recipe:
+    """Like :func:`load_recipe`, for recipe text: ``source`` names it in messages and relative corpus paths are
+    resolved against ``base_dir``. The result's ``path`` is None."""
+    return _load(text, source=source, base_dir=Path(base_dir), path=None, overrides=overrides, out=out,
+                 registry=registry)
+
+
+def _load(text: str, *, source: str, base_dir: Path, path: Path | None, overrides: Iterable[str], out: Any,
+          registry: Any) -> Recipe:
+    overrides = (overrides,) if isinstance(overrides, str) else tuple(overrides)
+    root = compose_text(text, source)
+    if root is None:
+        raise RecipeError(f"{source}: the recipe is empty (it needs corpus: and tokenizers:, vectorizers: or "
+                          "embedders:)")
+    problems = Problems(source)
+    check_tree(root, "", problems)
+    if root.tag == "tag:yaml.org,2002:map":
+        for arg in overrides:
+            apply_override(root, arg, problems)
+    if registry is None:
+        from .registry import build_registry
+
+        registry = build_registry()
+    recipe = check_recipe(root, source=source, base_dir=base_dir, registry=registry, problems=problems, path=path,
+                          overrides=overrides, out=out)
+    problems.raise_if_any()
+    assert recipe is not None
+    return recipe

@@ -1,0 +1,409 @@
+"""The checks of a recipe: sections, stages, presets and parameters, then the cross-stage checks, into spec objects.
+
+Every problem is recorded (never raised) so that :func:`tokembed.recipe.load_recipe` reports all of them at once.
+Private to :mod:`tokembed.recipe`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import types
+from pathlib import Path
+from typing import Any, Literal
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import TokembedError, UnknownComponentError
+from .recipe_corpus import check_corpus
+from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
+from .recipe_types import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
+from .recipe_yaml import (
+    NULL_WORDS,
+    Problems,
+    describe_node,
+    did_you_mean,
+    is_plain,
+    join_path,
+    mapping_items,
+    python_to_node,
+)
+
+__all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
+
+#: Top-level keys of a recipe. (``compare:`` will join them.)
+TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "output")
+#: Stage keys that are not component parameters, per kind.
+RESERVED: dict[str, tuple[str, ...]] = {
+    "tokenizer": ("type", "preset"),
+    "vectorizer": ("type", "preset"),
+    "embedder": ("type", "preset", "input", "batch"),
+}
+_ALL_RESERVED = ("type", "preset", "input", "batch")
+#: ``batch:`` keys of an embedder: type and range.
+BATCH_FIELDS: dict[str, tuple[Any, Constraint | None]] = {
+    "lines": (int, Constraint.parse(">= 1")),
+    "padding": (Literal["longest", "max_length", False], None),
+    "truncation": (bool, None),
+    "max_length": (int | None, Constraint.parse(">= 1")),
+}
+_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def _is_null(node: Node | None) -> bool:
+    return isinstance(node, ScalarNode) and is_plain(node) and node.value in NULL_WORDS
+
+
+def _is_empty(node: Node) -> bool:
+    return _is_null(node) or (isinstance(node, (MappingNode, SequenceNode)) and not node.value)
+
+
+class _Checker:
+    def __init__(self, source: str, base_dir: Path, registry: Any, problems: Problems):
+        self.source = source
+        self.base_dir = base_dir
+        self.registry = registry
+        self.problems = problems
+        self.valid: set[tuple[str, str]] = set()  # (section, label) of stages without problems
+        self.nodes: dict[tuple[str, str], dict[str, Node]] = {}  # (section, label) -> field/param -> value node
+
+    # -- helpers ------------------------------------------------------------------------------------------------
+    def where(self, node: Node) -> str:
+        return self.problems.where(node)
+
+    def _mapping(self, node: Node, path: str, what: str) -> list[tuple[str, ScalarNode, Node]] | None:
+        if isinstance(node, MappingNode):
+            return mapping_items(node)
+        self.problems.add(node, path, f"expected {what}, got {describe_node(node)}")
+        return None
+
+    def _unknown_key(self, key: str, knode: Node, path: str, allowed: list[str], what: str) -> None:
+        self.problems.add(knode, join_path(path, key),
+                          f"unknown {what}.{did_you_mean(key, allowed)} Allowed: {', '.join(allowed)}")
+
+    # -- the whole recipe ---------------------------------------------------------------------------------------
+    def recipe(self, root: Node, path: Path | None, overrides: tuple[str, ...], out: Any) -> Recipe | None:
+        if not isinstance(root, MappingNode):
+            self.problems.add(root, "", "expected a mapping at the top of the recipe (corpus:, tokenizers:, ...), "
+                                        f"got {describe_node(root)}")
+            return None
+        top: dict[str, tuple[ScalarNode, Node]] = {}
+        for key, knode, vnode in mapping_items(root):
+            if key in TOP_KEYS:
+                top[key] = (knode, vnode)
+            else:
+                self.problems.add(knode, key, f"unknown section.{did_you_mean(key, TOP_KEYS)} "
+                                              f"Sections: {', '.join(TOP_KEYS)}")
+        corpus = None
+        if "corpus" in top:
+            corpus = check_corpus(top["corpus"][1], self.problems, self.base_dir)
+        else:
+            self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
+                                              "or {dataset: NAME}")
+        tokenizers = self.labelled("tokenizers", top["tokenizers"][1]) if "tokenizers" in top else ()
+        embedders = self.labelled("embedders", top["embedders"][1]) if "embedders" in top else ()
+        pipeline = self.pipeline(top["vectorizers"][1], {s.label for s in (*tokenizers, *embedders)}) \
+            if "vectorizers" in top else None
+        output = None
+        if "output" in top:
+            value = coerce(top["output"][1], str | None, "output", self.problems)
+            output = Path(value).expanduser() if isinstance(value, str) else None
+        if out is not None:
+            output = Path(os.fspath(out)).expanduser()
+        if not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
+            self.problems.add(root, "", "nothing to do: add tokenizers:, vectorizers: or embedders:")
+        self.cross_checks(tokenizers, pipeline, embedders)
+        if self.problems or corpus is None:
+            return None
+        return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry)
+
+    # -- tokenizers: and embedders: -----------------------------------------------------------------------------
+    def labelled(self, section: str, node: Node) -> tuple[ComponentSpec, ...]:
+        if _is_null(node):
+            return ()
+        items = self._mapping(node, section, f"a mapping of label -> stage ({section}: {{mine: {{type: ...}}}})")
+        if items is None:
+            return ()
+        specs = []
+        for label, knode, vnode in items:
+            if not _LABEL.fullmatch(label):
+                self.problems.add(knode, join_path(section, label),
+                                  "labels are letters, digits, '_' and '-', starting with a letter or digit "
+                                  "(they name output files)")
+                continue
+            spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
+            if spec is not None:
+                specs.append(spec)
+        return tuple(specs)
+
+    def pipeline(self, node: Node, taken: set[str]) -> PipelineSpec | None:
+        if _is_null(node):
+            return None
+        items = self._mapping(node, "vectorizers", "a mapping: {input: TOKENIZER, steps: [{type: ...}, ...]}")
+        if items is None:
+            return None
+        fields = {}
+        for key, knode, vnode in items:
+            if key in ("input", "steps"):
+                fields[key] = vnode
+            else:
+                self._unknown_key(key, knode, "vectorizers", ["input", "steps"], "key")
+        inp = None
+        if "input" in fields:
+            inp = coerce(fields["input"], str | None, "vectorizers.input", self.problems)
+            inp = None if inp is INVALID else inp
+            self.nodes[("vectorizers", "")] = {"input": fields["input"]}
+        steps_node = fields.get("steps")
+        if steps_node is None or _is_null(steps_node):
+            self.problems.add(steps_node or node, "vectorizers.steps", "missing: the list of vectorizers to apply "
+                                                                      "in order")
+            return None
+        if not isinstance(steps_node, SequenceNode) or not steps_node.value:
+            self.problems.add(steps_node, "vectorizers.steps", "expected a non-empty list of stages "
+                                                              f"[{{type: ...}}, ...], got {describe_node(steps_node)}")
+            return None
+        specs = []
+        for i, item in enumerate(steps_node.value):
+            spec = self.stage("vectorizer", "vectorizers", str(i), item, f"vectorizers.steps.{i}")
+            if spec is not None:
+                specs.append(spec)
+        types_seen = [s.type for s in specs]
+        named = []
+        for spec in specs:  # each spec's provisional label is its index in steps
+            label = spec.type
+            if types_seen.count(spec.type) > 1 or label in taken:
+                label = f"{spec.type}-{spec.label}"
+            named.append(_replace(spec, label=label))
+        return PipelineSpec(inp, tuple(named), self.where(node))
+
+    # -- one stage ----------------------------------------------------------------------------------------------
+    def stage(self, kind: str, section: str, label: str, node: Node, path: str) -> ComponentSpec | None:
+        if not isinstance(node, MappingNode):
+            hint = ""
+            if isinstance(node, ScalarNode) and node.value in self.registry.names(kind):
+                hint = f" (write {{type: {node.value}}})"
+            self.problems.add(node, path, "expected a mapping with type: (or preset:) and parameters, got "
+                                          f"{describe_node(node)}{hint}")
+            return None
+        before = len(self.problems)
+        fields: dict[str, tuple[Node, Node]] = {}
+        given: dict[str, tuple[Node, Node]] = {}
+        for key, knode, vnode in mapping_items(node):
+            if key in RESERVED[kind]:
+                fields[key] = (knode, vnode)
+            elif key in _ALL_RESERVED:
+                why = {"input": "tokenizers read the corpus" if kind == "tokenizer" else
+                       "a vectorizer step reads the previous step; set vectorizers.input",
+                       "batch": "only embedders embed a batch"}[key]
+                self.problems.add(knode, join_path(path, key), f"not used by {kind}s: {why}")
+            else:
+                given[key] = (knode, vnode)
+        type_name = self._field_str(fields, "type", path)
+        preset_name = self._field_str(fields, "preset", path)
+        preset = self._preset(kind, preset_name, fields["preset"][1], path) if preset_name else None
+        if preset is not None and type_name is not None and preset["type"] != type_name:
+            self.problems.add(fields["type"][1], join_path(path, "type"),
+                              f"{type_name!r} disagrees with preset {preset_name!r}, which is a {preset['type']!r} "
+                              f"{kind} (drop type:)")
+            return None
+        if preset is not None:
+            type_name = preset["type"]
+        if type_name is None:
+            if len(self.problems) == before:
+                self.problems.add(node, join_path(path, "type"),
+                                  f"missing: the {kind} to use (one of: {', '.join(self.registry.names(kind))}), "
+                                  "or a preset:")
+            return None
+        type_node = fields["type"][1] if "type" in fields else fields["preset"][1]
+        try:
+            cls = self.registry.get(kind, type_name)
+        except UnknownComponentError:
+            msg = self.registry.unknown_message(kind, type_name)
+            if "type" not in fields:
+                msg = f"preset {preset_name!r} names a {kind} that is not installed: {msg}"
+            self.problems.add(type_node, join_path(path, "type" if "type" in fields else "preset"), msg)
+            return None
+        schema, bugs = class_params(cls)
+        for bug in bugs:
+            self.problems.add(type_node, join_path(path, "type"), f"plugin bug: {bug}")
+        merged: dict[str, tuple[Node, Node]] = {}
+        if preset is not None:
+            note = f"from preset {preset_name!r}"
+            for name, value in (preset.get("params") or {}).items():
+                vnode = python_to_node(value, fields["preset"][1], note)
+                merged[str(name)] = (vnode, vnode)
+        merged.update(given)
+        params: dict[str, Any] = {}
+        nodes: dict[str, Node] = {}
+        for name, (knode, vnode) in merged.items():
+            ppath = join_path(path, name)
+            if name not in schema:
+                listing = f" Parameters: {', '.join(schema)}" if schema else f" {kind} {type_name!r} takes none"
+                self.problems.add(knode, ppath, f"unknown parameter of {kind} {type_name!r}."
+                                                f"{did_you_mean(name, list(schema))}{listing}")
+                continue
+            value = coerce(vnode, schema[name].hint, ppath, self.problems, schema[name].constraint)
+            if value is not INVALID:
+                params[name] = value
+                nodes[name] = vnode
+        for name, prm in schema.items():
+            if prm.default is REQUIRED and name not in merged:
+                self.problems.add(node, join_path(path, name),
+                                  f"missing: a required parameter of {kind} {type_name!r} ({describe(prm.hint)})")
+        inp = None
+        if "input" in fields:
+            value = coerce(fields["input"][1], str, join_path(path, "input"), self.problems)
+            inp = None if value is INVALID else value
+            nodes["input"] = fields["input"][1]
+        nodes["<stage>"] = node
+        batch = None
+        if "batch" in fields and not _is_null(fields["batch"][1]):
+            batch = self.batch(fields["batch"][1], join_path(path, "batch"), nodes)
+        self.nodes[(section, label)] = nodes
+        if len(self.problems) == before:
+            self.valid.add((section, label))
+        return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
+                             self.where(node), cls)
+
+    def _field_str(self, fields: dict[str, tuple[Node, Node]], key: str, path: str) -> str | None:
+        if key not in fields:
+            return None
+        value = coerce(fields[key][1], str, join_path(path, key), self.problems)
+        return None if value is INVALID else value
+
+    def _preset(self, kind: str, name: str, node: Node, path: str) -> dict[str, Any] | None:
+        ppath = join_path(path, "preset")
+        try:
+            presets = self.registry.presets
+        except TokembedError as exc:
+            self.problems.add(node, ppath, f"the presets cannot be read: {exc}")
+            return None
+        entry = presets.get(name)
+        if entry is None:
+            same = sorted(n for n, e in presets.items() if isinstance(e, dict) and e.get("kind") == kind)
+            self.problems.add(node, ppath, f"unknown {kind} preset {name!r}.{did_you_mean(name, same)} "
+                                           f"Available: {', '.join(same) or '(none)'}")
+            return None
+        if not (isinstance(entry, dict) and isinstance(entry.get("type"), str)
+                and isinstance(entry.get("params") or {}, dict)):
+            self.problems.add(node, ppath, f"preset {name!r} is broken in registry.yaml: it needs kind:, type: "
+                                           "and params: (a mapping)")
+            return None
+        if entry.get("kind") != kind:
+            self.problems.add(node, ppath, f"preset {name!r} is a {entry.get('kind')} preset, not a {kind} one")
+            return None
+        return entry
+
+    def batch(self, node: Node, path: str, nodes: dict[str, Node]) -> BatchSpec | None:
+        items = self._mapping(node, path, "a mapping {lines: N, padding: longest|max_length|false, truncation: "
+                                          "BOOL, max_length: N}")
+        if items is None:
+            return None
+        values: dict[str, Any] = {}
+        ok = True
+        for key, knode, vnode in items:
+            if key not in BATCH_FIELDS:
+                self._unknown_key(key, knode, path, list(BATCH_FIELDS), "batch key")
+                ok = False
+                continue
+            hint, constraint = BATCH_FIELDS[key]
+            value = coerce(vnode, hint, join_path(path, key), self.problems, constraint)
+            if value is INVALID:
+                ok = False
+            else:
+                values[key] = value
+                nodes[f"batch.{key}"] = vnode
+        if not ok:
+            return None
+        spec = BatchSpec(**values, location=self.where(node))
+        if spec.max_length is None:
+            for key, on in (("padding", spec.padding == "max_length"), ("truncation", spec.truncation is True)):
+                if on:
+                    self.problems.add(nodes[f"batch.{key}"], join_path(path, key),
+                                      f"{key}: {'max_length' if key == 'padding' else 'true'} needs batch.max_length")
+                    ok = False
+        return spec if ok else None
+
+    # -- across stages ------------------------------------------------------------------------------------------
+    def cross_checks(self, tokenizers: tuple[ComponentSpec, ...], pipeline: PipelineSpec | None,
+                     embedders: tuple[ComponentSpec, ...]) -> None:
+        toks = {s.label: s for s in tokenizers}
+        tok_labels = list(toks)
+        listing = f"tokenizers: {', '.join(tok_labels)}" if tok_labels else "the recipe has no tokenizers"
+        for spec in embedders:
+            nodes = self.nodes.get(("embedders", spec.label), {})
+            if spec.label in toks:
+                self.problems.add(nodes["<stage>"], f"embedders.{spec.label}",
+                                  f"label {spec.label!r} is already used by tokenizers.{spec.label}; labels name "
+                                  "output files, so they must differ across sections")
+            if spec.input is None:
+                if "input" not in nodes:
+                    self.problems.add(nodes["<stage>"], f"embedders.{spec.label}.input",
+                                      f"missing: the tokenizer whose output it reads ({listing})")
+                continue
+            if spec.input not in toks:
+                self._bad_input(nodes["input"], f"embedders.{spec.label}.input", spec.input, tok_labels, listing)
+                continue
+            if ("embedders", spec.label) in self.valid and ("tokenizers", spec.input) in self.valid:
+                self._embedder_vs_tokenizer(spec, toks[spec.input], nodes)
+        if pipeline is not None and pipeline.input is not None and pipeline.input not in toks:
+            node = self.nodes[("vectorizers", "")]["input"]
+            self._bad_input(node, "vectorizers.input", pipeline.input, tok_labels, listing)
+
+    def _bad_input(self, node: Node, path: str, name: str, labels: list[str], listing: str) -> None:
+        self.problems.add(node, path, f"no tokenizer {name!r} in this recipe.{did_you_mean(name, labels)} "
+                                      f"{listing[0].upper()}{listing[1:]}")
+
+    def _embedder_vs_tokenizer(self, emb: ComponentSpec, tok: ComponentSpec, nodes: dict[str, Node]) -> None:
+        """The embedder's ``vocab_size``/``padding_idx``/batch padding, when set, against the tokenizer's plan."""
+        tschema, _ = class_params(tok.cls)
+        effective = {n: p.default for n, p in tschema.items() if p.default is not REQUIRED}
+        effective.update(tok.params)
+        planner = getattr(tok.cls, "expected_special_ids", None)
+        ids: dict[str, int] = {}
+        if callable(planner):
+            try:
+                ids = dict(planner({k: thaw(v, tschema[k].hint) for k, v in tok.params.items()}) or {})
+            except Exception:  # a tokenizer that cannot plan from these parameters: fit will say why
+                ids = {}
+        label = tok.label
+        vocab = emb.params.get("vocab_size")
+        if isinstance(vocab, int) and not isinstance(vocab, bool):
+            tvocab = effective.get("vocab_size") if "vocab_size" in tschema else None
+            if isinstance(tvocab, int) and not isinstance(tvocab, bool) and vocab < tvocab:
+                self.problems.add(nodes["vocab_size"], f"embedders.{emb.label}.vocab_size",
+                                  f"{vocab} is smaller than the vocab_size of tokenizer {label!r} ({tvocab}): ids "
+                                  f"up to {tvocab - 1} would have no row")
+            elif ids and vocab <= max(ids.values()):
+                top = max(ids, key=ids.__getitem__)
+                self.problems.add(nodes["vocab_size"], f"embedders.{emb.label}.vocab_size",
+                                  f"{vocab} leaves no row for the special token {top!r} of tokenizer {label!r} "
+                                  f"(id {ids[top]})")
+        if "pad_token" not in tschema:
+            return
+        pad = effective.get("pad_token")
+        pidx = emb.params.get("padding_idx")
+        if pidx is not None and not isinstance(pidx, bool):
+            if pad is None:
+                self.problems.add(nodes["padding_idx"], f"embedders.{emb.label}.padding_idx",
+                                  f"{pidx} but tokenizer {label!r} has no pad token (pad_token: null)")
+            elif pad in ids and ids[pad] != pidx:
+                self.problems.add(nodes["padding_idx"], f"embedders.{emb.label}.padding_idx",
+                                  f"{pidx} disagrees with tokenizer {label!r}: its pad token {pad!r} will get id "
+                                  f"{ids[pad]}")
+        if emb.batch is not None and emb.batch.padding is not False and pad is None:
+            node = nodes.get("batch.padding") or nodes["<stage>"]
+            self.problems.add(node, f"embedders.{emb.label}.batch.padding",
+                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {label!r} has pad_token: null")
+
+
+def _replace(spec: ComponentSpec, **changes: Any) -> ComponentSpec:
+    import dataclasses
+
+    return dataclasses.replace(spec, **changes)
+
+
+def check_recipe(root: Node, *, source: str, base_dir: Path, registry: Any, problems: Problems,
+                 path: Path | None, overrides: tuple[str, ...], out: Any) -> Recipe | None:
+    """Check the composed recipe ``root``; record every problem; return the :class:`Recipe` when there is none."""
+    return _Checker(source, base_dir, registry, problems).recipe(root, path, overrides, out)

@@ -1,0 +1,165 @@
+"""The ``corpus:`` section of a recipe: one source (a path, a bundled text or a named dataset) and its options.
+
+Paths are expanded here with :func:`tokembed.corpus.expand_paths`, so a corpus that names no file is an error
+before any work. Private to :mod:`tokembed.recipe`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from yaml.nodes import MappingNode, Node
+
+from .errors import TokembedError
+from .recipe_specs import CorpusSpec
+from .recipe_types import INVALID, coerce
+from .recipe_yaml import Problems, describe_node, did_you_mean, join_path, mapping_items
+
+__all__ = ["CORPUS_SOURCES", "CORPUS_OPTIONS", "check_corpus", "builtin_corpus_names"]
+
+CORPUS_SOURCES = ("path", "builtin", "dataset")
+#: Corpus options and their types (the values :class:`tokembed.corpus.Corpus` accepts).
+CORPUS_OPTIONS: dict[str, Any] = {
+    "format": Literal["text", "jsonl"],
+    "field": str,
+    "errors": Literal["strict", "replace"],
+    "unit": Literal["line", "file"],
+}
+_JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+#: Used when :mod:`tokembed.corpus` cannot say (kept in step with its ``BUILTIN_TEXTS``).
+_FALLBACK_BUILTINS = ("moby-dick",)
+
+
+def builtin_corpus_names() -> list[str]:
+    """Names accepted by ``corpus: {builtin: NAME}`` (from :func:`tokembed.corpus.builtin_names`)."""
+    try:
+        from .corpus import builtin_names
+    except ImportError:  # pragma: no cover - the corpus module ships with the package
+        return list(_FALLBACK_BUILTINS)
+    return list(builtin_names())
+
+
+def _from_override(node: Node) -> bool:
+    return getattr(node, "tokembed_origin", None) is not None
+
+
+def check_corpus(node: Node, problems: Problems, base_dir: Path) -> CorpusSpec | None:
+    """The ``corpus:`` mapping as a :class:`CorpusSpec`, or None after recording its problems.
+
+    A relative ``path:`` is resolved against ``base_dir`` (the recipe's folder), or against the current directory
+    when the value comes from ``--set``.
+    """
+    if not isinstance(node, MappingNode):
+        problems.add(node, "corpus", "expected a mapping: {builtin: NAME}, {path: FILE_OR_GLOB} or "
+                                     f"{{dataset: NAME}}, got {describe_node(node)}")
+        return None
+    allowed = [*CORPUS_SOURCES, *CORPUS_OPTIONS]
+    sources = []
+    options: dict[str, tuple[Node, Any]] = {}  # key -> (value node, typed value or INVALID)
+    ok = True
+    for key, knode, vnode in mapping_items(node):
+        path = join_path("corpus", key)
+        if key in CORPUS_SOURCES:
+            sources.append((key, knode, vnode))
+        elif key in CORPUS_OPTIONS:
+            value = coerce(vnode, CORPUS_OPTIONS[key], path, problems)
+            ok = ok and value is not INVALID
+            options[key] = (vnode, value)
+        else:
+            problems.add(knode, path, f"unknown corpus key.{did_you_mean(key, allowed)} Allowed: {', '.join(allowed)}")
+            ok = False
+    if not sources:
+        problems.add(node, "corpus", "needs one of path:, builtin: or dataset:")
+        return None
+    if len(sources) > 1:
+        (first, _, _), (second, second_key, _) = sources[:2]
+        problems.add(second_key, join_path("corpus", second),
+                     f"give one of path:, builtin:, dataset:, not both {first}: and {second}:")
+        return None
+    source, _, vnode = sources[0]
+    spath = join_path("corpus", source)
+    value = coerce(vnode, str, spath, problems)
+    if value is INVALID:
+        return None
+
+    def option(key: str, default: Any) -> Any:
+        found = options.get(key, (None, None))[1]
+        return default if found is None or found is INVALID else found
+
+    fmt = option("format", "jsonl" if source == "path" and value.lower().endswith(_JSONL_SUFFIXES) else "text")
+    if fmt == "jsonl":
+        if source == "builtin":
+            problems.add(options["format"][0], "corpus.format", "the bundled texts are plain text")
+            ok = False
+        elif "field" not in options:
+            problems.add(node, "corpus.field", "missing: format jsonl needs the key holding each record's text")
+            ok = False
+        if "unit" in options and options["unit"][1] is not INVALID:
+            problems.add(options["unit"][0], "corpus.unit", "applies to text; in jsonl each record is a document")
+            ok = False
+    elif "field" in options:
+        problems.add(options["field"][0], "corpus.field", "only used with format: jsonl")
+        ok = False
+
+    paths: tuple[Path, ...] = ()
+    base = Path.cwd() if _from_override(vnode) else base_dir
+    if source == "builtin":
+        names = builtin_corpus_names()
+        if value not in names:
+            problems.add(vnode, spath, f"unknown bundled text {value!r}.{did_you_mean(value, names)} "
+                                       f"Available: {', '.join(names)}")
+            ok = False
+    elif source == "path":
+        found = _expand(value, base, vnode, spath, problems)
+        if found is None:
+            ok = False
+        else:
+            paths = found
+    else:
+        found = _dataset(value, vnode, spath, problems)
+        if found is None:
+            ok = False
+        else:
+            paths = found
+    if not ok:
+        return None
+    return CorpusSpec(source, value, paths, fmt, option("field", None), option("errors", "strict"),
+                      option("unit", "line"), problems.where(node), base.absolute() if source == "path" else None)
+
+
+def _expand(value: str, base: Path | None, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:
+    """The files ``value`` names (absolute, sorted), or None after recording why there are none."""
+    from .corpus import expand_paths
+    from .errors import CorpusError
+
+    try:
+        return tuple(p.absolute() for p in expand_paths(value, base))
+    except CorpusError as exc:
+        relative = base is not None and not os.path.isabs(os.path.expanduser(value)) and not _from_override(node)
+        problems.add(node, path, str(exc) + ("; paths are relative to the recipe file" if relative else ""))
+        return None
+
+
+def _dataset(name: str, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:
+    """Files of a named dataset; () when :mod:`tokembed.datasets` is absent (it cannot be checked here); None,
+    after recording the problem, for an unknown or unfetched dataset."""
+    try:
+        from . import datasets
+    except ImportError:
+        return ()
+    names = getattr(datasets, "DATASETS", None)
+    locate = getattr(datasets, "dataset_path", None)
+    if names is None or locate is None:
+        return ()
+    if name not in names:
+        problems.add(node, path, f"unknown dataset {name!r}.{did_you_mean(name, list(names))} "
+                                 f"Available: {', '.join(sorted(names))}")
+        return None
+    try:
+        found = Path(locate(name))
+    except TokembedError as exc:  # DataError: not fetched yet, with the command that fetches it
+        problems.add(node, path, str(exc))
+        return None
+    return _expand(str(found), None, node, path, problems)
