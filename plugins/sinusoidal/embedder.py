@@ -191,6 +191,17 @@ class SinusoidalEmbedder(Embedder):
                 )
 
     # -- fitting ----------------------------------------------------------------------------------------------
+    # -- contract suite (tokembed.testing) -------------------------------------------------------------------
+    @classmethod
+    def _contract_params(cls) -> dict[str, Any]:
+        """Small parameters for the contract suite: the vocabulary size normally comes from a tokenizer."""
+        return {"vocab_size": 50, "d_model": 8, "max_len": 16}
+
+    @classmethod
+    def _contract_inputs(cls) -> np.ndarray:
+        """A (2, 6) int batch of ids below the contract vocabulary size."""
+        return np.arange(12).reshape(2, 6) % 50
+
     def fit(self, X: Any = None) -> "SinusoidalEmbedder":
         """Validate the parameters, draw the token table and compute the positional table.
 
