@@ -8,6 +8,7 @@ PYTEST_ARGS ?=
 .PHONY: run test install install-test warmup clean
 
 run: $(VENV)/.run-installed
+	$(BIN)/tokembed warmup
 	$(BIN)/tokembed run recipes/quickstart.yaml
 
 test: $(VENV)/.test-installed

@@ -71,6 +71,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    import time
+
+    reg = _registry(args)
+    total = time.perf_counter()
+    for info in reg.all():
+        t0 = time.perf_counter()
+        info.cls.warmup()
+        dt = time.perf_counter() - t0
+        if dt >= 0.01:
+            print(f"warmed up {info.kind} {info.name} in {dt:.2f} s")
+    print(f"warmup done in {time.perf_counter() - total:.2f} s")
+    return 0
+
+
 # -- parser --------------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -90,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder"], help="only this kind")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plugins)
+
+    p = sub.add_parser("warmup", help="compile and cache every Numba kernel now, so first runs do not pay for it")
+    p.set_defaults(func=cmd_warmup)
 
     for name, func, helptext in (
         ("run", cmd_run, "train, apply, evaluate and save everything a recipe names"),

@@ -76,6 +76,14 @@ class Component:
         shown = [f"{k}={v!r}" for k, v in self.get_params().items() if not _same(defaults.get(k, inspect._empty), v)]
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    @classmethod
+    def warmup(cls) -> None:
+        """Compile (or load from Numba's cache) every kernel this component uses; a no-op when it has none.
+
+        ``tokembed warmup`` calls it for every registered component, so a user's first real run does not pay
+        for compilation.
+        """
+
     # -- fitted state -----------------------------------------------------------------------------------------
     def is_fitted(self) -> bool:
         """True when ``fit`` (or ``load``) has set the learned attributes (public names ending in ``_``)."""

@@ -7,9 +7,9 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer
 from tokembed.encoding import Encoding
 from tokembed.errors import CorpusError, TokembedError
+from tokembed.vocab import VocabTokenizer
 
 __all__ = ["CharTokenizer"]
 
@@ -19,7 +19,7 @@ def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
-class CharTokenizer(Tokenizer):
+class CharTokenizer(VocabTokenizer):
     """One token per Unicode code point, with a vocabulary of the code points seen in the corpus.
 
     The vocabulary holds, in id order: ``pad_token`` (if set), ``unk_token`` (if set), the other
@@ -51,6 +51,7 @@ class CharTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "char"
+    decode_joiner: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -69,40 +70,6 @@ class CharTokenizer(Tokenizer):
         self.seed = seed
 
     # -- training ---------------------------------------------------------------------------------------------
-    def _specials(self) -> list[str]:
-        out: list[str] = []
-        for tok in [self.pad_token, self.unk_token, *self.special_tokens]:
-            if tok is not None and tok not in out:
-                out.append(tok)
-        return out
-
-    @classmethod
-    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
-        """Special token -> id as :meth:`fit` will assign them: ``pad_token``, ``unk_token``, then
-        ``special_tokens``, unset ones skipped and repeats dropped, numbered from 0.
-
-        Raises
-        ------
-        TypeError
-            If ``params`` holds a name that is not a parameter.
-        """
-        return {tok: i for i, tok in enumerate(cls(**params)._specials())}
-
-    def _validate(self) -> None:
-        if self.vocab_size is not None and (not isinstance(self.vocab_size, int) or self.vocab_size < 1):
-            raise TokembedError(f"char: vocab_size must be an int >= 1 or None, got {self.vocab_size!r}")
-        if not isinstance(self.min_frequency, int) or self.min_frequency < 1:
-            raise TokembedError(f"char: min_frequency must be an int >= 1, got {self.min_frequency!r}")
-        if isinstance(self.special_tokens, str):
-            raise TokembedError("char: special_tokens must be a list of strings, not one string")
-        for tok in self._specials():
-            if not isinstance(tok, str) or not tok:
-                raise TokembedError(f"char: special tokens must be non-empty strings, got {tok!r}")
-        if self.vocab_size is not None and self.vocab_size < len(self._specials()):
-            raise TokembedError(
-                f"char: vocab_size={self.vocab_size} is smaller than the {len(self._specials())} special tokens"
-            )
-
     def fit(self, corpus: Iterable[str]) -> "CharTokenizer":
         """Count code points over ``corpus`` (an iterable of str, streamed once) and build the vocabulary.
 
@@ -113,7 +80,7 @@ class CharTokenizer(Tokenizer):
         TokembedError
             If a parameter is invalid.
         """
-        self._validate()
+        self._validate_vocab_params()
         if isinstance(corpus, str):
             corpus = [corpus]
         counts: Counter[str] = Counter()
@@ -123,26 +90,14 @@ class CharTokenizer(Tokenizer):
             counts.update(doc)
         if not counts:
             raise CorpusError("char: the corpus is empty (no character to learn a vocabulary from)")
-        specials = self._specials()
-        chars = sorted(
-            (c for c, n in counts.items() if n >= self.min_frequency and c not in specials),
-            key=lambda c: (-counts[c], ord(c)),
-        )
-        if self.vocab_size is not None:
-            chars = chars[: self.vocab_size - len(specials)]
-        self._set_vocab(specials, chars)
+        chars = self._select(counts, key=lambda c: (-counts[c], ord(c)))
+        self._set_vocab(self._specials(), chars)
         self.char_counts_ = {c: counts[c] for c in chars}
         return self
 
     def _set_vocab(self, specials: list[str], chars: list[str]) -> None:
-        tokens = specials + chars
-        self.special_tokens_ = list(specials)
-        self.vocab_ = {t: i for i, t in enumerate(tokens)}
-        self._itos = np.array(tokens, dtype=object)
-        self._is_special = np.zeros(len(tokens), bool)
-        self._is_special[: len(specials)] = True
-        unk = self.vocab_.get(self.unk_token, -1) if self.unk_token is not None else -1
-        self._unk_id = unk
+        self._set_table(specials, chars)
+        unk = self._unk_id
         top = max((ord(c) for c in chars), default=-1) + 1
         table = np.full(top, unk, dtype=np.int32)
         for c in chars:
@@ -168,39 +123,6 @@ class CharTokenizer(Tokenizer):
         offsets[:, 1] = offsets[:, 0] + 1
         return Encoding(ids, self._itos[ids].tolist(), offsets)
 
-    def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
-        """Join the tokens of ``ids``; the unk token decodes to its own text unless ``skip_special_tokens``.
-
-        Raises
-        ------
-        TokembedError
-            If an id is outside ``[0, get_vocab_size())``.
-        """
-        self._check_is_fitted()
-        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if arr.size and (arr.min() < 0 or arr.max() >= len(self._itos)):
-            bad = int(arr[(arr < 0) | (arr >= len(self._itos))][0])
-            raise TokembedError(f"char: id {bad} is outside the vocabulary [0, {len(self._itos)})")
-        if skip_special_tokens:
-            arr = arr[~self._is_special[arr]]
-        return "".join(self._itos[arr].tolist())
-
-    def get_vocab(self) -> dict[str, int]:
-        self._check_is_fitted()
-        return dict(self.vocab_)
-
-    def get_vocab_size(self) -> int:
-        self._check_is_fitted()
-        return len(self.vocab_)
-
-    def token_to_id(self, token: str) -> int | None:
-        self._check_is_fitted()
-        return self.vocab_.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        self._check_is_fitted()
-        return self._itos[id] if 0 <= id < len(self._itos) else None
-
     # -- state ------------------------------------------------------------------------------------------------
     def _get_state(self) -> dict[str, Any]:
         return {
@@ -214,8 +136,6 @@ class CharTokenizer(Tokenizer):
         chars = [str(c) for c in state["chars"]]
         if any(len(c) != 1 for c in chars):
             raise ValueError("every entry of \"chars\" must be one character")
-        if len(set(specials + chars)) != len(specials) + len(chars):
-            raise ValueError("duplicate entries in the vocabulary")
         self._set_vocab(specials, chars)
         counts = state.get("char_counts") or [0] * len(chars)
         self.char_counts_ = dict(zip(chars, (int(n) for n in counts)))

@@ -7,10 +7,10 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer
 from tokembed.encoding import Encoding
 from tokembed.errors import CorpusError, TokembedError
 from tokembed.text import build_normalizer, build_pre_tokenizer, split_text
+from tokembed.vocab import VocabTokenizer
 
 __all__ = ["WordTokenizer", "count_words"]
 
@@ -29,7 +29,7 @@ def count_words(docs: Iterable[str], normalizer, pre_tokenizer) -> Counter:
     return counts
 
 
-class WordTokenizer(Tokenizer):
+class WordTokenizer(VocabTokenizer):
     """Word-level tokenizer: each pre-tokenized piece (after normalization) is one token.
 
     The vocabulary holds, in id order: ``pad_token`` (if set), ``unk_token`` (if set), the other
@@ -64,6 +64,7 @@ class WordTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "word"
+    decode_joiner: ClassVar[str] = " "
 
     def __init__(
         self,
@@ -85,39 +86,11 @@ class WordTokenizer(Tokenizer):
         self.special_tokens = special_tokens
         self.seed = seed
 
-    @classmethod
-    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
-        """The ids the special tokens will take, computed from the parameters before fitting."""
-        out: dict[str, int] = {}
-        for tok in [params.get("pad_token", "<pad>"), params.get("unk_token", "<unk>"),
-                    *(params.get("special_tokens") or ())]:
-            if tok is not None and tok not in out:
-                out[tok] = len(out)
-        return out
-
-    def _specials(self) -> list[str]:
-        return list(self.expected_special_ids(self.get_params()))
-
     def _stages(self):
         try:
             return build_normalizer(self.normalizer), build_pre_tokenizer(self.pre_tokenizer)
         except TokembedError as exc:
             raise TokembedError(f"word: {exc}") from None
-
-    def _validate(self) -> None:
-        if self.vocab_size is not None and (not isinstance(self.vocab_size, int) or self.vocab_size < 1):
-            raise TokembedError(f"word: vocab_size must be an int >= 1 or None, got {self.vocab_size!r}")
-        if not isinstance(self.min_frequency, int) or self.min_frequency < 1:
-            raise TokembedError(f"word: min_frequency must be an int >= 1, got {self.min_frequency!r}")
-        if isinstance(self.special_tokens, str):
-            raise TokembedError("word: special_tokens must be a list of strings, not one string")
-        for tok in self._specials():
-            if not isinstance(tok, str) or not tok:
-                raise TokembedError(f"word: special tokens must be non-empty strings, got {tok!r}")
-        if self.vocab_size is not None and self.vocab_size < len(self._specials()):
-            raise TokembedError(
-                f"word: vocab_size={self.vocab_size} is smaller than the {len(self._specials())} special tokens"
-            )
 
     def fit(self, corpus: Iterable[str]) -> "WordTokenizer":
         """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary.
@@ -129,30 +102,20 @@ class WordTokenizer(Tokenizer):
         TokembedError
             If a parameter is invalid.
         """
-        self._validate()
+        self._validate_vocab_params()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
         counts = count_words(corpus, normalizer, pre_tokenizer)
         if not counts:
             raise CorpusError("word: the corpus holds no word (empty, or only whitespace)")
-        specials = self._specials()
-        words = sorted((w for w, n in counts.items() if n >= self.min_frequency and w not in specials),
-                       key=lambda w: (-counts[w], w))
-        if self.vocab_size is not None:
-            words = words[: self.vocab_size - len(specials)]
-        self._set_vocab(specials, words, [counts[w] for w in words])
+        words = self._select(counts, key=lambda w: (-counts[w], w))
+        self._set_vocab(self._specials(), words, [counts[w] for w in words])
         return self
 
     def _set_vocab(self, specials: list[str], words: list[str], counts: list[int]) -> None:
-        tokens = specials + words
-        self.special_tokens_ = list(specials)
-        self.vocab_ = {t: i for i, t in enumerate(tokens)}
+        self._set_table(specials, words)
         self.word_counts_ = dict(zip(words, counts))
-        self._itos = np.array(tokens, dtype=object)
-        self._is_special = np.zeros(len(tokens), bool)
-        self._is_special[: len(specials)] = True
-        self._unk_id = self.vocab_.get(self.unk_token, -1) if self.unk_token is not None else -1
         self._normalizer, self._pre_tokenizer = self._stages()
 
     # -- encoding ---------------------------------------------------------------------------------------------
@@ -168,39 +131,6 @@ class WordTokenizer(Tokenizer):
         offsets = np.asarray([span for _, span in pieces], dtype=np.int64).reshape(-1, 2)
         return Encoding(arr, self._itos[arr].tolist(), offsets)
 
-    def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
-        """Join the words of ``ids`` with single spaces.
-
-        Raises
-        ------
-        TokembedError
-            If an id is outside ``[0, get_vocab_size())``.
-        """
-        self._check_is_fitted()
-        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if arr.size and (arr.min() < 0 or arr.max() >= len(self._itos)):
-            bad = int(arr[(arr < 0) | (arr >= len(self._itos))][0])
-            raise TokembedError(f"word: id {bad} is outside the vocabulary [0, {len(self._itos)})")
-        if skip_special_tokens:
-            arr = arr[~self._is_special[arr]]
-        return " ".join(self._itos[arr].tolist())
-
-    def get_vocab(self) -> dict[str, int]:
-        self._check_is_fitted()
-        return dict(self.vocab_)
-
-    def get_vocab_size(self) -> int:
-        self._check_is_fitted()
-        return len(self.vocab_)
-
-    def token_to_id(self, token: str) -> int | None:
-        self._check_is_fitted()
-        return self.vocab_.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        self._check_is_fitted()
-        return self._itos[id] if 0 <= id < len(self._itos) else None
-
     # -- state ------------------------------------------------------------------------------------------------
     def _get_state(self) -> dict[str, Any]:
         words = self._itos[len(self.special_tokens_):].tolist()
@@ -213,7 +143,5 @@ class WordTokenizer(Tokenizer):
     def _set_state(self, state: dict[str, Any]) -> None:
         specials = [str(t) for t in state["special_tokens"]]
         words = [str(w) for w in state["words"]]
-        if len(set(specials + words)) != len(specials) + len(words):
-            raise ValueError("duplicate entries in the vocabulary")
         counts = state.get("word_counts") or [0] * len(words)
         self._set_vocab(specials, words, [int(n) for n in counts])

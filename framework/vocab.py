@@ -1,0 +1,128 @@
+"""A vocabulary table shared by tokenizers whose model is a plain token <-> id table (char, word, ...).
+
+:class:`VocabTokenizer` gives such a tokenizer its special-token numbering, parameter checks, ``get_vocab``,
+``token_to_id``, ``id_to_token`` and ``decode``; the subclass supplies ``fit``, ``_encode_text`` and the string
+that joins decoded tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from .components import Tokenizer
+from .errors import TokembedError
+
+__all__ = ["VocabTokenizer"]
+
+
+class VocabTokenizer(Tokenizer):
+    """Base for tokenizers with a token table: specials first (pad, unk, then ``special_tokens``), then tokens.
+
+    Subclasses store the parameters ``vocab_size``, ``min_frequency``, ``unk_token``, ``pad_token`` and
+    ``special_tokens``, call :meth:`_set_table` from ``fit``/``_set_state``, and set ``decode_joiner``.
+    """
+
+    #: The string placed between decoded tokens ("" for characters, " " for words).
+    decode_joiner: ClassVar[str] = ""
+
+    # -- specials and parameters ------------------------------------------------------------------------------
+    @classmethod
+    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
+        """Special token -> id as ``fit`` assigns them: ``pad_token``, ``unk_token``, then ``special_tokens``,
+        unset ones skipped and repeats dropped, numbered from 0.
+
+        Raises
+        ------
+        TypeError
+            If ``params`` holds a name that is not a parameter.
+        """
+        return {tok: i for i, tok in enumerate(cls(**params)._specials())}
+
+    def _specials(self) -> list[str]:
+        out: list[str] = []
+        extra = self.special_tokens if not isinstance(self.special_tokens, str) else [self.special_tokens]
+        for tok in [self.pad_token, self.unk_token, *extra]:
+            if tok is not None and tok not in out:
+                out.append(tok)
+        return out
+
+    def _validate_vocab_params(self) -> None:
+        """Check the parameters every table tokenizer shares; raises :class:`TokembedError` naming the tokenizer."""
+        who = self.name
+        if self.vocab_size is not None and (
+            isinstance(self.vocab_size, bool) or not isinstance(self.vocab_size, int) or self.vocab_size < 1
+        ):
+            raise TokembedError(f"{who}: vocab_size must be an int >= 1 or None, got {self.vocab_size!r}")
+        if isinstance(self.min_frequency, bool) or not isinstance(self.min_frequency, int) or self.min_frequency < 1:
+            raise TokembedError(f"{who}: min_frequency must be an int >= 1, got {self.min_frequency!r}")
+        if isinstance(self.special_tokens, str):
+            raise TokembedError(f"{who}: special_tokens must be a list of strings, not one string")
+        for tok in self._specials():
+            if not isinstance(tok, str) or not tok:
+                raise TokembedError(f"{who}: special tokens must be non-empty strings, got {tok!r}")
+        if self.vocab_size is not None and self.vocab_size < len(self._specials()):
+            raise TokembedError(
+                f"{who}: vocab_size={self.vocab_size} is smaller than the {len(self._specials())} special tokens"
+            )
+
+    def _select(self, counts: dict[str, int], key) -> list[str]:
+        """Entries reaching ``min_frequency`` (specials excluded), sorted by ``key``, cut to ``vocab_size``."""
+        specials = set(self._specials())
+        chosen = sorted((t for t, n in counts.items() if n >= self.min_frequency and t not in specials), key=key)
+        if self.vocab_size is not None:
+            chosen = chosen[: self.vocab_size - len(specials)]
+        return chosen
+
+    # -- the table --------------------------------------------------------------------------------------------
+    def _set_table(self, specials: list[str], tokens: list[str]) -> None:
+        """Install the vocabulary ``specials + tokens`` (ids in that order)."""
+        all_tokens = list(specials) + list(tokens)
+        vocab = {t: i for i, t in enumerate(all_tokens)}
+        if len(vocab) != len(all_tokens):
+            raise ValueError("duplicate entries in the vocabulary")
+        self.special_tokens_ = list(specials)
+        self.vocab_ = vocab
+        self._itos = np.array(all_tokens, dtype=object)
+        self._is_special = np.zeros(len(all_tokens), bool)
+        self._is_special[: len(specials)] = True
+        self._unk_id = vocab.get(self.unk_token, -1) if self.unk_token is not None else -1
+
+    def _checked_ids(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
+        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if arr.size and (arr.min() < 0 or arr.max() >= len(self._itos)):
+            bad = int(arr[(arr < 0) | (arr >= len(self._itos))][0])
+            raise TokembedError(f"{self.name}: id {bad} is outside the vocabulary [0, {len(self._itos)})")
+        return arr
+
+    def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
+        """Join the tokens of ``ids`` with ``decode_joiner``; special tokens decode to their own text unless
+        ``skip_special_tokens``.
+
+        Raises
+        ------
+        TokembedError
+            If an id is outside ``[0, get_vocab_size())``.
+        """
+        self._check_is_fitted()
+        arr = self._checked_ids(ids)
+        if skip_special_tokens:
+            arr = arr[~self._is_special[arr]]
+        return self.decode_joiner.join(self._itos[arr].tolist())
+
+    def get_vocab(self) -> dict[str, int]:
+        self._check_is_fitted()
+        return dict(self.vocab_)
+
+    def get_vocab_size(self) -> int:
+        self._check_is_fitted()
+        return len(self.vocab_)
+
+    def token_to_id(self, token: str) -> int | None:
+        self._check_is_fitted()
+        return self.vocab_.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        self._check_is_fitted()
+        return self._itos[id] if 0 <= id < len(self._itos) else None

@@ -1,0 +1,104 @@
+"""Word tokenizer: vocabulary order, offsets into the original text, and parity with Hugging Face WordLevel."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tokembed.corpus import Corpus
+from tokembed.errors import ArtifactError, CorpusError, NotFittedError, TokembedError
+from tokembed.plugins.word.tokenizer import WordTokenizer, count_words
+from tokembed.text import build_normalizer, build_pre_tokenizer
+
+
+@pytest.fixture(scope="module")
+def moby_lines() -> list[str]:
+    return list(Corpus.builtin("moby-dick"))
+
+
+def test_vocabulary_order_by_count_then_code_points():
+    # counts: "the" 3, "cat" 2, "." 2, "a" 1, "dog" 1 (word_punct splits "cat." into "cat", ".")
+    # ids: <pad> 0, <unk> 1, then by count descending, ties by code-point order of the word:
+    #      the (3), "." (2) before "cat" (2) since "." < "c", then "a" (1) before "dog" (1)
+    tok = WordTokenizer().fit(["the cat.", "the dog the cat.", "a"])
+    assert tok.get_vocab() == {"<pad>": 0, "<unk>": 1, "the": 2, ".": 3, "cat": 4, "a": 5, "dog": 6}
+    assert tok.word_counts_ == {"the": 3, ".": 2, "cat": 2, "a": 1, "dog": 1}
+
+
+def test_min_frequency_and_vocab_size_cap():
+    docs = ["the cat.", "the dog the cat.", "a"]
+    assert list(WordTokenizer(min_frequency=2).fit(docs).get_vocab()) == ["<pad>", "<unk>", "the", ".", "cat"]
+    # vocab_size counts the two specials: 4 leaves room for "the" and "."
+    assert list(WordTokenizer(vocab_size=4).fit(docs).get_vocab()) == ["<pad>", "<unk>", "the", "."]
+
+
+def test_encode_offsets_unk_and_decode():
+    tok = WordTokenizer().fit(["Call me Ishmael."])
+    enc = tok.encode("Call  me Queequeg.")
+    assert enc.tokens == ["Call", "me", "<unk>", "."]
+    assert enc.offsets.tolist() == [[0, 4], [6, 8], [9, 17], [17, 18]]
+    assert enc.ids.dtype == np.int32 and enc.offsets.dtype == np.int64
+    # word level joins with one space: the double space is not recoverable
+    assert tok.decode(enc.ids) == "Call me <unk> ."
+    assert tok.decode(enc.ids, skip_special_tokens=True) == "Call me ."
+
+
+def test_offsets_point_into_the_original_text_after_nfkc_and_lowercase():
+    tok = WordTokenizer(normalizer=["nfkc", "lowercase"]).fit(["hello world"])
+    text = "\uff28ELLO \ufb01x"  # fullwidth H; the "fi" ligature becomes two characters under NFKC
+    enc = tok.encode(text)
+    assert enc.tokens == ["hello", "<unk>"]
+    # "ﬁx" is 2 code points in the original: (6, 8), though it normalizes to 3 ("fix")
+    assert enc.offsets.tolist() == [[0, 5], [6, 8]]
+
+
+def test_vocabulary_and_ids_equal_hugging_face_word_level(moby_lines):
+    tokenizers = pytest.importorskip("tokenizers")
+    hf = tokenizers.Tokenizer(tokenizers.models.WordLevel(unk_token="<unk>"))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = tokenizers.trainers.WordLevelTrainer(special_tokens=["<pad>", "<unk>"], min_frequency=2)
+    hf.train_from_iterator(moby_lines, trainer)
+    ours = WordTokenizer(min_frequency=2).fit(moby_lines)
+    assert ours.get_vocab() == hf.get_vocab()
+    for line in moby_lines[:2000]:
+        assert ours.encode(line).ids.tolist() == hf.encode(line).ids
+
+
+def test_partial_counts_merge_to_the_whole(moby_lines):
+    norm, pre = build_normalizer(None), build_pre_tokenizer("word_punct")
+    whole = count_words(moby_lines, norm, pre)
+    parts = Counter()
+    for i in range(0, len(moby_lines), 5000):
+        parts.update(count_words(moby_lines[i:i + 5000], norm, pre))
+    assert parts == whole
+    assert whole["the"] > 10000
+
+
+def test_save_load_round_trip(tmp_path, moby_lines):
+    tok = WordTokenizer(min_frequency=3, normalizer="lowercase").fit(moby_lines[:3000])
+    path = tok.save(tmp_path / "w.tokembed.json")
+    back = WordTokenizer.load(path)
+    assert back.get_vocab() == tok.get_vocab()
+    for line in moby_lines[3000:3100]:
+        assert back.encode(line) == tok.encode(line)
+    path.write_text(path.read_text()[:100])
+    with pytest.raises(ArtifactError):
+        WordTokenizer.load(path)
+
+
+def test_errors():
+    with pytest.raises(NotFittedError):
+        WordTokenizer().encode("x")
+    with pytest.raises(CorpusError):
+        WordTokenizer().fit(["", "   ", "\n"])
+    with pytest.raises(TokembedError, match="min_frequency"):
+        WordTokenizer(min_frequency=0).fit(["a"])
+    with pytest.raises(TokembedError, match="pre_tokenizer|pre-tokenizer"):
+        WordTokenizer(pre_tokenizer="no-such-split").fit(["a"])
+    tok = WordTokenizer(unk_token=None, pad_token=None).fit(["a b"])
+    with pytest.raises(TokembedError, match="not in the vocabulary"):
+        tok.encode("a c")
+    with pytest.raises(TokembedError, match="outside the vocabulary"):
+        tok.decode([5])
