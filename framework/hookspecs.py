@@ -49,3 +49,24 @@ def tokembed_register_embedders() -> list[type]:
 
     Added in 0.1.
     """
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# metrics
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def tokembed_register_metrics() -> list[type]:
+    """Return the tokenizer metric classes this plugin provides.
+
+    Each class subclasses :class:`tokembed.metrics.Metric` (or :class:`tokembed.metrics.ParallelMetric` for a
+    metric over a parallel set) and has a unique ``name``, the column name in comparison outputs; it also sets
+    ``unit``, ``definition``, ``source`` and ``higher_is_better``. A comparison builds one instance per tokenizer
+    and corpus as ``cls(tokenizer)``, calls ``update(doc, encoding)`` for each document (encoded once and shared by
+    every metric), then ``result(stats)``. The built-in metrics are registered through this same hook by the core
+    (:mod:`tokembed.builtin_metrics`); a name that two plugins register is an error naming both.
+    :func:`tokembed.metrics.check_metric` checks a class against the contract.
+
+    Added in 0.1.
+    """

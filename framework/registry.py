@@ -42,6 +42,9 @@ __all__ = [
 ENTRY_POINT_GROUP = "tokembed"
 OWN_DISTRIBUTION = "tokembed"
 
+#: The hook that registers metric classes (subclasses of :class:`tokembed.metrics.Metric`).
+METRICS_HOOK = "tokembed_register_metrics"
+
 #: kind -> (hook name, base class)
 KINDS: dict[str, tuple[str, type[Component]]] = {
     "tokenizer": ("tokembed_register_tokenizers", Tokenizer),
@@ -107,6 +110,9 @@ class Registry:
     components: dict[str, dict[str, ComponentInfo]]
     plugins: list[PluginInfo] = field(default_factory=list)
     failures: list[PluginFailure] = field(default_factory=list)
+    #: Metric name -> its class and plugin (kind ``"metric"``), from the hook ``tokembed_register_metrics``; the
+    #: built-ins first (registered by the core itself), then in plugin order.
+    metrics: dict[str, ComponentInfo] = field(default_factory=dict)
     _catalogue: dict[str, Any] | None = None
 
     def _check_kind(self, kind: str) -> None:
@@ -155,6 +161,21 @@ class Registry:
             self._check_kind(k)
             out.extend(self.components[k][n] for n in sorted(self.components[k]))
         return out
+
+    def metric(self, name: str) -> ComponentInfo:
+        """The :class:`ComponentInfo` of metric ``name``.
+
+        Raises
+        ------
+        UnknownComponentError
+            Naming the registered metrics and the closest match.
+        """
+        if name in self.metrics:
+            return self.metrics[name]
+        available = list(self.metrics)
+        close = difflib.get_close_matches(str(name), available, n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownComponentError(f"unknown metric {name!r}.{hint} Available: {', '.join(available) or '(none)'}")
 
     @property
     def catalogue(self) -> dict[str, Any]:
@@ -260,6 +281,12 @@ def build_registry(
             return
         infos[key] = info
 
+    # the core's own plugin: the built-in metrics, registered first and never blocked
+    from . import __version__, builtin_metrics
+
+    register(builtin_metrics, "tokembed:builtin_metrics",
+             PluginInfo("builtin_metrics", OWN_DISTRIBUTION, __version__, "tokembed.builtin_metrics"))
+
     for ep, dist_name, version in _iter_entry_points():
         own = _normalize_dist(dist_name) == OWN_DISTRIBUTION
         if not own and not autoload:
@@ -307,12 +334,13 @@ def build_registry(
         bad = re.findall(r"unknown hook '([^']+)'", str(exc))
         hint = ""
         if bad:
-            known = [name for name, _ in KINDS.values()]
+            known = [name for name, _ in KINDS.values()] + [METRICS_HOOK]
             close = difflib.get_close_matches(bad[0], known, n=1, cutoff=0.5)
             hint = f" Did you mean {close[0]!r}?" if close else ""
         raise PluginError(
             f"{who} implements a hook that does not exist: {', '.join(bad) or exc}.{hint} "
-            f"Hooks: {', '.join(n for n, _ in KINDS.values())}. Fix the plugin, or block it with -p no:NAME"
+            f"Hooks: {', '.join([n for n, _ in KINDS.values()] + [METRICS_HOOK])}. "
+            "Fix the plugin, or block it with -p no:NAME"
         ) from None
 
     components: dict[str, dict[str, ComponentInfo]] = {k: {} for k in KINDS}
@@ -332,7 +360,24 @@ def build_registry(
             for cls in result:
                 _add(components[kind], ComponentInfo(kind, cls.name, cls, info))
 
-    return Registry(components, plugins=list(infos.values()), failures=failures)
+    from .metrics import Metric
+
+    metrics: dict[str, ComponentInfo] = {}
+    for impl in getattr(pm.hook, METRICS_HOOK).get_hookimpls():  # in registration order: the built-ins first
+        info = infos[impl.plugin_name]
+        try:
+            result = impl.function()
+        except Exception as exc:
+            failures.append(PluginFailure(info, f"{METRICS_HOOK}() raised {type(exc).__name__}: {exc}"))
+            continue
+        problem = _check_result(result, Metric)
+        if problem:
+            failures.append(PluginFailure(info, f"{METRICS_HOOK}() {problem}"))
+            continue
+        for cls in result:
+            _add(metrics, ComponentInfo("metric", cls.name, cls, info))
+
+    return Registry(components, plugins=list(infos.values()), failures=failures, metrics=metrics)
 
 
 def _check_result(result: Any, base: type) -> str | None:

@@ -134,7 +134,9 @@ def run_recipe(
             docs = list(corpus)
         n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
         with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
-            result.metrics[spec.label] = tokenizer_metrics(tok, _progress(docs, f"evaluate {spec.label}", quiet))
+            result.metrics[spec.label] = tokenizer_metrics(
+                tok, _progress(docs, f"evaluate {spec.label}", quiet), registry=reg
+            )
 
     for spec in recipe.embedders:
         tok = result.tokenizers.get(spec.input) if spec.input else None

@@ -1,0 +1,493 @@
+"""The built-in tokenizer metrics: the core's own plugin for the hook ``tokembed_register_metrics``.
+
+:func:`tokembed.registry.build_registry` registers this module before any entry point, under the distribution
+``tokembed``, so the built-ins take the same path as a third party's metrics (and a third party's metric with one of
+these names is a duplicate, reported as a :class:`~tokembed.errors.PluginError`). Each class states its definition,
+unit and source in its attributes; ``docs/metrics.md`` lists them all with the arithmetic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import hookimpl
+from .encoding import Encoding
+from .errors import TokembedError
+from .metrics import Metric, ParallelMetric, PassStats
+
+__all__ = [
+    "BUILTIN_METRICS",
+    "RENYI_ALPHA",
+    "tokembed_register_metrics",
+    "tokens_per_word",
+    "is_partial_token",
+    "renyi_efficiency",
+    "VocabSize",
+    "Tokens",
+    "CharsPerToken",
+    "BytesPerToken",
+    "Fertility",
+    "ContinuedWords",
+    "UnkRate",
+    "PartialCharRate",
+    "RoundTrip",
+    "VocabUtilization",
+    "RenyiEfficiency",
+    "PremiumMedian",
+    "PremiumMean",
+    "Throughput",
+    "Deterministic",
+]
+
+#: Order of the Renyi entropy in :class:`RenyiEfficiency` (Zouhar et al. 2023 found 2.5 to correlate best with BLEU).
+RENYI_ALPHA = 2.5
+
+_WORD = re.compile(r"\S+")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------------------------
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+class _IdCounts:
+    """Token counts per id, accumulated with ``np.bincount`` over buffered ids (no per-document vocabulary array)."""
+
+    def __init__(self, size: int):
+        self.counts = np.zeros(max(int(size), 1), np.int64)
+        self._buffer: list[np.ndarray] = []
+        self._buffered = 0
+
+    def add(self, ids: np.ndarray) -> None:
+        if ids.size:
+            self._buffer.append(ids)
+            self._buffered += ids.size
+            if self._buffered >= 1 << 16:
+                self.flush()
+
+    def flush(self) -> np.ndarray:
+        if self._buffer:
+            ids = np.concatenate(self._buffer).astype(np.int64, copy=False)
+            self._buffer, self._buffered = [], 0
+            if ids.min() < 0:
+                raise TokembedError(f"the tokenizer produced a negative id ({int(ids.min())})")
+            binned = np.bincount(ids)
+            if binned.size > self.counts.size:
+                self.counts = np.concatenate([self.counts, np.zeros(binned.size - self.counts.size, np.int64)])
+            self.counts[: binned.size] += binned
+        return self.counts
+
+
+def _vocab_size(tokenizer: Any) -> int:
+    return int(tokenizer.get_vocab_size())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the built-in metrics
+# ---------------------------------------------------------------------------------------------------------------
+class VocabSize(Metric):
+    name = "vocab_size"
+    label = "vocab"
+    unit = "entries"
+    definition = "Entries in the fitted vocabulary, special tokens included (tokenizer.get_vocab_size())."
+    source = "tokembed"
+    display = ",d"
+
+    def result(self, stats: PassStats) -> int:
+        return _vocab_size(self.tokenizer)
+
+
+class Tokens(Metric):
+    name = "tokens"
+    unit = "tokens"
+    definition = "Tokens produced for the whole corpus, no special token added; fewer means stronger compression."
+    source = "tokembed"
+    higher_is_better = False
+    display = ",d"
+
+    def result(self, stats: PassStats) -> int:
+        return stats.tokens
+
+
+class CharsPerToken(Metric):
+    name = "chars_per_token"
+    label = "chars/tok"
+    unit = "code points / token"
+    definition = "Unicode code points of the corpus divided by its tokens; higher means stronger compression."
+    source = "compression rate, as in Goldman et al. 2024, 'Unpacking Tokenization: Evaluating Text Compression and " \
+             "its Correlation with Model Performance'"
+    higher_is_better = True
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(stats.characters, stats.tokens)
+
+
+class BytesPerToken(Metric):
+    name = "bytes_per_token"
+    label = "bytes/tok"
+    unit = "UTF-8 bytes / token"
+    definition = "UTF-8 bytes of the corpus divided by its tokens; comparable across scripts of different widths."
+    source = "compression rate, as in Goldman et al. 2024 (bytes rather than characters)"
+    higher_is_better = True
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(stats.bytes, stats.tokens)
+
+
+class Fertility(Metric):
+    name = "fertility"
+    unit = "tokens / word"
+    definition = ("Tokens divided by whitespace-separated words (str.split()). n/a when the corpus has no word or "
+                  "when most of its letters are in scripts written without spaces (Chinese, Japanese, Thai, ...).")
+    source = "Rust et al. 2021, 'How Good is Your Tokenizer? On the Monolingual Performance of Multilingual " \
+             "Language Models' (ACL)"
+    higher_is_better = False
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(stats.tokens, stats.words) if stats.has_words else None
+
+
+class ContinuedWords(Metric):
+    name = "continued_words"
+    label = "cont. words"
+    unit = "share of words"
+    definition = ("Share of whitespace-separated words split into two or more tokens; a token belongs to every word "
+                  "its character span overlaps. n/a under the same rule as fertility.")
+    source = "Rust et al. 2021, 'proportion of continued words'"
+    higher_is_better = False
+    display = ".1%"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.words = 0
+        self.continued = 0
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        spans = [m.span() for m in _WORD.finditer(doc)]
+        if not spans:
+            return
+        self.words += len(spans)
+        self.continued += int(np.count_nonzero(tokens_per_word(spans, encoding.offsets) >= 2))
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(self.continued, self.words) if stats.has_words else None
+
+
+def tokens_per_word(word_spans: Sequence[tuple[int, int]], offsets: np.ndarray) -> np.ndarray:
+    """Number of tokens overlapping each word.
+
+    Parameters
+    ----------
+    word_spans : sequence of (start, end)
+        Sorted, non-overlapping ``[start, end)`` spans of the words (code points).
+    offsets : ndarray of int64, shape (n_tokens, 2)
+        The tokens' ``[start, end)`` spans; empty spans overlap nothing.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_words,)
+        Token ``t`` counts for word ``w`` when ``t.start < w.end`` and ``t.end > w.start``.
+    """
+    ws = np.fromiter((s for s, _ in word_spans), np.int64, len(word_spans))
+    we = np.fromiter((e for _, e in word_spans), np.int64, len(word_spans))
+    ts, te = offsets[:, 0], offsets[:, 1]
+    first = np.searchsorted(we, ts, side="right")  # first word ending after the token starts
+    last = np.searchsorted(ws, te, side="left") - 1  # last word starting before the token ends
+    ok = (te > ts) & (first <= last)
+    n = len(word_spans) + 1
+    diff = np.bincount(first[ok], minlength=n) - np.bincount(last[ok] + 1, minlength=n)
+    return np.cumsum(diff[:-1])
+
+
+class UnkRate(Metric):
+    name = "unk_rate"
+    label = "unk"
+    unit = "share of tokens"
+    definition = ("Tokens equal to the tokenizer's unknown token (attribute unk_token) divided by all tokens; 0 for "
+                  "a tokenizer without one (byte-level tokenizers never need it).")
+    source = "tokembed (a common sanity measure; Rust et al. 2021 report UNK rates too)"
+    higher_is_better = False
+    display = ".2%"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        unk = getattr(tokenizer, "unk_token", None)
+        self.unk_id = tokenizer.token_to_id(unk) if isinstance(unk, str) else None
+        self.unknown = 0
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        if self.unk_id is not None:
+            self.unknown += int(np.count_nonzero(encoding.ids == self.unk_id))
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(self.unknown, stats.tokens)
+
+
+def is_partial_token(tokenizer: Any, token_id: int) -> bool:
+    """Whether a token's bytes are not valid UTF-8 on their own (a piece of a character).
+
+    Uses ``tokenizer.token_bytes(id) -> bytes`` when the tokenizer has it (the hook a byte-level tokenizer should
+    provide); otherwise decodes the token alone and looks for U+FFFD (the replacement character byte-level decoders
+    emit for an incomplete sequence) that is not in the token's own string.
+    """
+    token_bytes = getattr(tokenizer, "token_bytes", None)
+    if callable(token_bytes):
+        try:
+            bytes(token_bytes(token_id)).decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return False
+    try:
+        text = tokenizer.decode([token_id])
+    except UnicodeDecodeError:
+        return True
+    return "\ufffd" in text and "\ufffd" not in (tokenizer.id_to_token(token_id) or "")
+
+
+class PartialCharRate(Metric):
+    name = "partial_char_rate"
+    label = "partial"
+    unit = "share of tokens"
+    definition = ("Tokens whose bytes are not valid UTF-8 on their own (pieces of a character, as byte-level BPE "
+                  "produces for rare characters) divided by all tokens.")
+    source = "tokembed; the byte-fallback pieces described for GPT-2's byte-level BPE (Radford et al. 2019)"
+    higher_is_better = False
+    display = ".2%"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.table = np.full(max(_vocab_size(tokenizer), 1), -1, np.int8)  # -1 unknown, 0 whole, 1 partial
+        self.partial = 0
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        ids = encoding.ids
+        if not ids.size:
+            return
+        top = int(ids.max()) + 1
+        if top > self.table.size:
+            self.table = np.concatenate([self.table, np.full(top - self.table.size, -1, np.int8)])
+        for i in np.unique(ids[self.table[ids] < 0]).tolist():
+            self.table[i] = is_partial_token(self.tokenizer, i)
+        self.partial += int(self.table[ids].sum())
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(self.partial, stats.tokens)
+
+
+class RoundTrip(Metric):
+    name = "round_trip"
+    label = "round trip"
+    unit = "share of documents"
+    definition = "Share of documents with decode(encode(doc).ids) == doc exactly (whitespace and case included)."
+    source = "tokembed; the round-trip property tested by tiktoken and Hugging Face tokenizers"
+    higher_is_better = True
+    display = ".1%"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.exact = 0
+        self.documents = 0
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        self.documents += 1
+        self.exact += self.tokenizer.decode(encoding.ids) == doc
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(self.exact, self.documents)
+
+
+class VocabUtilization(Metric):
+    name = "vocab_utilization"
+    label = "vocab used"
+    unit = "share of the vocabulary"
+    definition = ("Distinct token ids that appear in the corpus divided by the vocabulary size (special tokens "
+                  "included).")
+    source = "tokembed; reported as 'vocabulary utilization' in multilingual tokenizer studies"
+    higher_is_better = True
+    display = ".1%"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.counts = _IdCounts(_vocab_size(tokenizer))
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        self.counts.add(encoding.ids)
+
+    def result(self, stats: PassStats) -> float | None:
+        return _ratio(int(np.count_nonzero(self.counts.flush())), _vocab_size(self.tokenizer))
+
+
+def renyi_efficiency(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
+    """Renyi efficiency of a unigram distribution of tokens.
+
+    ``H_a(p) / log |V|`` with ``H_a(p) = log(sum_i p_i ** a) / (1 - a)``, ``p_i = counts_i / sum(counts)``, and
+    ``|V|`` the vocabulary size (Zouhar et al. 2023, eq. for efficiency; the logarithm base cancels). For ``a = 1``
+    it is the Shannon efficiency. None when there is no token or ``|V| < 2``.
+
+    Parameters
+    ----------
+    counts : array of int, shape (n,)
+        Occurrences of each token type (zeros are ignored).
+    vocab_size : int
+        ``|V|``. The reference implementation (tokenization-scorer) defaults to the number of types observed; the
+        paper, and tokembed, use the vocabulary.
+    alpha : float, default 2.5
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    if total <= 0 or vocab_size < 2:
+        return None
+    p = counts[counts > 0] / total
+    if alpha == 1:
+        entropy = float(-(p * np.log(p)).sum())
+    else:
+        entropy = float(np.log((p ** alpha).sum()) / (1 - alpha))
+    return entropy / math.log(vocab_size)
+
+
+class RenyiEfficiency(Metric):
+    name = "renyi_efficiency"
+    label = "Rényi eff."
+    unit = "ratio in [0, 1]"
+    definition = ("Renyi entropy of order 2.5 of the token unigram distribution divided by log(vocabulary size): "
+                  "penalises both very frequent and very rare tokens.")
+    source = "Zouhar et al. 2023, 'Tokenization and the Noiseless Channel' (ACL); alpha = 2.5"
+    higher_is_better = True
+    display = ".4f"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.counts = _IdCounts(_vocab_size(tokenizer))
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        self.counts.add(encoding.ids)
+
+    def result(self, stats: PassStats) -> float | None:
+        return renyi_efficiency(self.counts.flush(), _vocab_size(self.tokenizer), RENYI_ALPHA)
+
+
+class Throughput(Metric):
+    name = "throughput"
+    label = "MB/s"
+    unit = "MB/s (10^6 UTF-8 bytes per second)"
+    definition = ("UTF-8 megabytes of the corpus divided by the wall time spent in encode_batch (chunks of 256 "
+                  "documents, one thread); the metrics' own work is not timed.")
+    source = "tokembed; tiktoken and Hugging Face tokenizers report encoding speed the same way"
+    higher_is_better = True
+    display = ".2f"
+    timing = True
+
+    def result(self, stats: PassStats) -> float | None:
+        return stats.bytes / 1e6 / stats.seconds if stats.seconds > 0 and stats.bytes else None
+
+
+class Deterministic(Metric):
+    name = "deterministic"
+    label = "determ."
+    unit = "yes / no"
+    definition = ("Yes when the ids of two passes hash the same (BLAKE2b over every document's ids): the first pass "
+                  "with encode_batch, the second encoding each document again with encode.")
+    source = "tokembed"
+    higher_is_better = True
+    repeat = True
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.first = hashlib.blake2b(digest_size=16)
+        self.second = hashlib.blake2b(digest_size=16)
+
+    @staticmethod
+    def _add(h: Any, encoding: Encoding) -> None:
+        ids = np.ascontiguousarray(encoding.ids, dtype="<i4")
+        h.update(len(ids).to_bytes(8, "little"))
+        h.update(ids.tobytes())
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        self._add(self.first, encoding)
+
+    def update_repeat(self, doc: str, encoding: Encoding) -> None:
+        self._add(self.second, encoding)
+
+    def result(self, stats: PassStats) -> bool:
+        return self.first.digest() == self.second.digest()
+
+    def extras(self) -> dict[str, Any]:
+        return {"ids_blake2b": self.first.hexdigest()}
+
+
+class _Premium(ParallelMetric):
+    unit = "tokens / reference tokens"
+    higher_is_better = False
+    source = "Petrov et al. 2023, 'Language Model Tokenizers Introduce Unfairness Between Languages' (NeurIPS)"
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.counts: list[int] = []
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        self.counts.append(len(encoding))
+
+    @staticmethod
+    def ratios(runs: dict[str, "_Premium"], reference: str) -> dict[str, np.ndarray]:
+        """Per language, ``tokens(lang, i) / tokens(reference, i)`` for each chapter ``i`` the reference encodes
+        into at least one token.
+
+        Raises
+        ------
+        TokembedError
+            If the reference is missing or the languages have different numbers of chapters.
+        """
+        if reference not in runs:
+            raise TokembedError(f"premium: the reference language {reference!r} is not in the parallel set "
+                                f"({', '.join(runs)})")
+        ref = np.asarray(runs[reference].counts, np.float64)
+        out = {}
+        for lang, run in runs.items():
+            counts = np.asarray(run.counts, np.float64)
+            if counts.shape != ref.shape:
+                raise TokembedError(f"premium: {lang!r} has {counts.size} chapters but the reference "
+                                    f"{reference!r} has {ref.size}; a parallel set needs aligned chapters")
+            keep = ref > 0
+            out[lang] = counts[keep] / ref[keep]
+        return out
+
+
+class PremiumMedian(_Premium):
+    name = "premium_median"
+    label = "premium"
+    definition = ("Tokenization premium: for each aligned chapter, tokens in this language divided by tokens in the "
+                  "reference language; the median over chapters (1 for the reference).")
+
+    @classmethod
+    def combine(cls, runs: dict[str, ParallelMetric], reference: str) -> dict[str, float | None]:
+        return {k: float(np.median(v)) if v.size else None for k, v in cls.ratios(runs, reference).items()}
+
+
+class PremiumMean(_Premium):
+    name = "premium_mean"
+    label = "premium mean"
+    definition = "Tokenization premium as premium_median, averaged over chapters (arithmetic mean)."
+
+    @classmethod
+    def combine(cls, runs: dict[str, ParallelMetric], reference: str) -> dict[str, float | None]:
+        return {k: float(np.mean(v)) if v.size else None for k, v in cls.ratios(runs, reference).items()}
+
+
+#: The built-in metrics, in the order tables show them.
+BUILTIN_METRICS: tuple[type[Metric], ...] = (
+    VocabSize, Tokens, CharsPerToken, BytesPerToken, Fertility, ContinuedWords, UnkRate, PartialCharRate, RoundTrip,
+    VocabUtilization, RenyiEfficiency, PremiumMedian, PremiumMean, Throughput, Deterministic,
+)
+
+
+@hookimpl
+def tokembed_register_metrics() -> list[type]:
+    """The core's own implementation of the hook: the built-in metrics."""
+    return list(BUILTIN_METRICS)

@@ -1,0 +1,639 @@
+"""Compare tokenizers side by side: every metric for every (tokenizer, corpus), then tables, files and a report.
+
+:func:`compare_tokenizers` reads each corpus once per pass, in chunks, and encodes every chunk with every tokenizer
+(one :class:`~tokembed.metrics.MetricRun` per pair), so memory stays bounded by a chunk whatever the corpus size. It
+returns a :class:`Comparison`, which renders as a terminal table, JSON, CSV, Markdown and a self-contained HTML
+report (:mod:`tokembed.report`, which needs matplotlib: ``pip install 'tokembed[report]'``).
+
+A parallel set (the same chapters in several languages, one of them the reference) adds each language as a corpus
+and the tokenization premium (Petrov et al. 2023) per language.
+
+Outputs are deterministic apart from the timing figures (throughput and encoding seconds).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from .errors import CorpusError, NotFittedError, PluginError, TokembedError
+from .metrics import MetricRun, clean_value, format_value, iter_chunks, resolve_metrics
+
+__all__ = ["compare_tokenizers", "Comparison", "ParallelSet", "Result", "Sample", "FORMATS"]
+
+#: Output formats of :meth:`Comparison.write` and their file names.
+FORMATS: dict[str, str] = {
+    "json": "comparison.json",
+    "csv": "comparison.csv",
+    "md": "comparison.md",
+    "txt": "comparison.txt",
+    "html": "report.html",
+}
+
+_SAMPLE_MIN, _SAMPLE_MAX = 20, 240  # characters of a sample sentence
+_MAX_CANDIDATES = 2000
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParallelSet:
+    """Aligned texts in several languages: ``texts[lang][i]`` is chapter ``i`` in language ``lang``.
+
+    Parameters
+    ----------
+    texts : mapping of str to list of str
+        Language -> chapters, all languages with the same number of chapters, in the same order.
+    reference : str
+        The language the premium divides by (it gets premium 1).
+    name : str
+        A label for reports.
+
+    Raises
+    ------
+    TokembedError
+        If the reference is missing, a language has no chapter, or the chapter counts differ.
+    """
+
+    texts: Mapping[str, Sequence[str]]
+    reference: str
+    name: str = "parallel"
+
+    def __post_init__(self) -> None:
+        texts = {str(k): list(v) for k, v in dict(self.texts).items()}
+        object.__setattr__(self, "texts", texts)
+        if self.reference not in texts:
+            raise TokembedError(f"parallel set {self.name!r}: the reference language {self.reference!r} is not one of "
+                                f"its languages ({', '.join(texts) or 'none'})")
+        counts = {lang: len(chapters) for lang, chapters in texts.items()}
+        if not counts[self.reference]:
+            raise TokembedError(f"parallel set {self.name!r}: the reference {self.reference!r} has no chapter")
+        wrong = {lang: n for lang, n in counts.items() if n != counts[self.reference]}
+        if wrong:
+            raise TokembedError(
+                f"parallel set {self.name!r}: chapters must be aligned, but the reference {self.reference!r} has "
+                f"{counts[self.reference]} and " + ", ".join(f"{lang!r} has {n}" for lang, n in wrong.items()))
+        for lang, chapters in texts.items():
+            for i, text in enumerate(chapters):
+                if not isinstance(text, str):
+                    raise TokembedError(f"parallel set {self.name!r}: chapter {i} of {lang!r} is "
+                                        f"{type(text).__name__}, not str")
+
+    @classmethod
+    def coerce(cls, value: Any) -> "ParallelSet":
+        """A :class:`ParallelSet` from itself or from ``{"reference": LANG, "texts": {LANG: [...], ...}}``."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping) and "reference" in value and "texts" in value:
+            extra = set(value) - {"reference", "texts", "name"}
+            if extra:
+                raise TokembedError(f"parallel: unknown keys {sorted(extra)}; expected reference, texts, name")
+            return cls(value["texts"], value["reference"], value.get("name", "parallel"))
+        raise TokembedError('parallel must be a ParallelSet or {"reference": LANG, "texts": {LANG: [chapters]}}')
+
+
+def _as_docs(name: str, docs: Any) -> Any:
+    """A re-iterable source of documents: lists, tuples and Corpus objects stay; one-shot iterators become lists."""
+    if isinstance(docs, (str, bytes)):
+        raise TokembedError(f"corpus {name!r}: expected a list of documents or a Corpus, got one {type(docs).__name__}")
+    try:
+        it = iter(docs)
+    except TypeError:
+        raise TokembedError(f"corpus {name!r}: expected a list of documents or a Corpus, "
+                            f"got {type(docs).__name__}") from None
+    return list(docs) if it is docs else docs
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------------------------------------------
+@dataclass
+class Result:
+    """The metrics of one tokenizer on one corpus.
+
+    Attributes
+    ----------
+    tokenizer, corpus : str
+        Labels.
+    values : dict
+        Metric name -> value (None where the metric is not defined).
+    extras : dict
+        Metric name -> its details (the ids hash of ``deterministic``).
+    token_lengths : dict of int to int
+        Token length in code points (offset span) -> number of tokens.
+    seconds : float
+        Wall time spent encoding (a timing figure).
+    """
+
+    tokenizer: str
+    corpus: str
+    values: dict[str, Any]
+    extras: dict[str, Any] = field(default_factory=dict)
+    token_lengths: dict[int, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tokenizer": self.tokenizer, "corpus": self.corpus, "values": dict(self.values),
+                "extras": dict(self.extras),
+                "token_lengths": {str(k): v for k, v in sorted(self.token_lengths.items())},
+                "encode_seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class Sample:
+    """One sample sentence of a corpus and its tokens under each tokenizer.
+
+    ``tokens[label]`` is a list of ``(token, id, start, end)``, offsets being code-point spans into ``text``.
+    """
+
+    corpus: str
+    text: str
+    tokens: dict[str, list[tuple[str, int, int, int]]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "tokens": {k: [list(t) for t in v] for k, v in self.tokens.items()}}
+
+
+class _TokenLengths:
+    """Histogram of token lengths (code points of each token's offset span)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+
+    def update(self, doc: str, encoding: Any) -> None:
+        if len(encoding):
+            lengths = (encoding.offsets[:, 1] - encoding.offsets[:, 0]).tolist()
+            self.counts.update(lengths)
+
+
+class _SampleCollector:
+    """Candidate sample sentences: lines of 20 to 240 characters (the first 2,000), then an even spread of them."""
+
+    def __init__(self, k: int):
+        self.k = k
+        self.candidates: list[str] = []
+        self.fallback: list[str] = []
+
+    def add(self, docs: Iterable[str]) -> None:
+        if self.k <= 0 or len(self.candidates) >= _MAX_CANDIDATES:
+            return
+        for doc in docs:
+            for line in doc.splitlines():
+                text = line.strip()
+                if _SAMPLE_MIN <= len(text) <= _SAMPLE_MAX:
+                    self.candidates.append(text)
+                    if len(self.candidates) >= _MAX_CANDIDATES:
+                        return
+                elif text and len(self.fallback) < self.k:
+                    self.fallback.append(_cut(text, _SAMPLE_MAX))
+
+    def pick(self) -> list[str]:
+        n, k = len(self.candidates), self.k
+        if n >= k:
+            return [self.candidates[(i * n) // k] for i in range(k)]
+        return self.candidates + self.fallback[: k - n]
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit // 2, limit)
+    return text[: cut if cut > 0 else limit] + " …"
+
+
+def _json_safe(value: Any) -> Any:
+    try:
+        json.dumps(value, allow_nan=False)
+        return value
+    except (TypeError, ValueError):
+        if isinstance(value, dict):
+            return {str(k): _json_safe(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [_json_safe(v) for v in value]
+        return repr(value)
+
+
+@dataclass
+class Comparison:
+    """Every metric for every (tokenizer, corpus), with the metadata to render them.
+
+    Attributes
+    ----------
+    tokenizers : dict
+        Label -> ``{"type", "params", "vocab_size"}``.
+    corpora : dict
+        Name -> ``{"documents", "characters", "bytes", "words", "parallel"}``.
+    metrics : dict
+        Name -> the metric's metadata (:meth:`tokembed.metrics.Metric.describe`), in table order.
+    results : list of Result
+        Corpus by corpus, tokenizers in the order given.
+    samples : dict
+        Corpus -> list of :class:`Sample`.
+    parallel : dict or None
+        ``{"name", "reference", "languages", "chapters"}`` when a parallel set was given.
+    """
+
+    tokenizers: dict[str, dict[str, Any]]
+    corpora: dict[str, dict[str, Any]]
+    metrics: dict[str, dict[str, Any]]
+    results: list[Result]
+    samples: dict[str, list[Sample]] = field(default_factory=dict)
+    parallel: dict[str, Any] | None = None
+
+    # -- lookups ----------------------------------------------------------------------------------------------
+    def result(self, tokenizer: str, corpus: str) -> Result:
+        """The :class:`Result` of one pair; ``KeyError`` if there is none."""
+        for r in self.results:
+            if r.tokenizer == tokenizer and r.corpus == corpus:
+                return r
+        raise KeyError(f"no result for tokenizer {tokenizer!r} on corpus {corpus!r}")
+
+    def value(self, tokenizer: str, corpus: str, metric: str) -> Any:
+        """One metric value (None where not defined)."""
+        return self.result(tokenizer, corpus).values.get(metric)
+
+    def shown_metrics(self, corpus: str | None = None) -> list[str]:
+        """Metrics with at least one defined value (the premium disappears without a parallel set); for a ``corpus``
+        outside the parallel set, the parallel metrics are left out too."""
+        shown = [m for m in self.metrics if any(r.values.get(m) is not None for r in self.results)]
+        if corpus is not None and not self.corpora[corpus].get("parallel"):
+            shown = [m for m in shown if self.metrics[m].get("scope") != "parallel"]
+        return shown
+
+    def best(self, corpus: str, metric: str) -> list[str]:
+        """Tokenizers with the best value of ``metric`` on ``corpus``.
+
+        Empty when the metric has no direction (``higher_is_better`` None), when fewer than two values are defined,
+        or when all defined values are equal (nothing stands out).
+        """
+        direction = self.metrics[metric]["higher_is_better"]
+        if direction is None:
+            return []
+        pairs = [(r.tokenizer, r.values.get(metric)) for r in self.results if r.corpus == corpus]
+        pairs = [(t, v) for t, v in pairs if v is not None]
+        if len({v for _, v in pairs}) < 2:
+            return []
+        target = max(v for _, v in pairs) if direction else min(v for _, v in pairs)
+        return [t for t, v in pairs if v == target]
+
+    # -- serialisation ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as JSON-able data (what ``comparison.json`` holds; :meth:`from_dict` reads it back)."""
+        from . import __version__
+
+        return {
+            "format": "tokembed-comparison",
+            "format_version": 1,
+            "tokembed_version": __version__,
+            "tokenizers": self.tokenizers,
+            "corpora": self.corpora,
+            "parallel": self.parallel,
+            "metrics": self.metrics,
+            "results": [r.to_dict() for r in self.results],
+            "best": {c: {m: self.best(c, m) for m in self.metrics if self.best(c, m)} for c in self.corpora},
+            "samples": {c: [s.to_dict() for s in v] for c, v in self.samples.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Comparison":
+        """Rebuild a comparison from :meth:`to_dict` data (to re-render a report from ``comparison.json``).
+
+        Raises
+        ------
+        TokembedError
+            If ``data`` is not a tokembed comparison.
+        """
+        if not isinstance(data, Mapping) or data.get("format") != "tokembed-comparison":
+            raise TokembedError('not a tokembed comparison (no "format": "tokembed-comparison")')
+        try:
+            results = [Result(r["tokenizer"], r["corpus"], dict(r["values"]), dict(r.get("extras") or {}),
+                              {int(k): int(v) for k, v in (r.get("token_lengths") or {}).items()},
+                              float(r.get("encode_seconds") or 0.0)) for r in data["results"]]
+            samples = {c: [Sample(c, s["text"], {k: [tuple(t) for t in v] for k, v in s["tokens"].items()})
+                           for s in v] for c, v in (data.get("samples") or {}).items()}
+            return cls(dict(data["tokenizers"]), dict(data["corpora"]), dict(data["metrics"]), results, samples,
+                       data.get("parallel"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TokembedError(f"broken comparison data: {type(exc).__name__}: {exc}") from None
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON (1-space indent, UTF-8, final newline)."""
+        from .io import dumps_json
+
+        return dumps_json(self.to_dict())
+
+    def to_csv(self) -> str:
+        """One row per (tokenizer, corpus): ``tokenizer, type, corpus``, then every metric (raw values; empty = n/a)."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        names = list(self.metrics)
+        writer.writerow(["tokenizer", "type", "corpus", *names])
+        for r in self.results:
+            cells = []
+            for m in names:
+                v = r.values.get(m)
+                cells.append("" if v is None else ("true" if v is True else "false" if v is False else v))
+            writer.writerow([r.tokenizer, self.tokenizers[r.tokenizer]["type"], r.corpus, *cells])
+        return buf.getvalue()
+
+    def _cell(self, r: Result, metric: str) -> str:
+        return format_value(r.values.get(metric), self.metrics[metric].get("display", ".3f"))
+
+    def to_markdown(self) -> str:
+        """A Markdown table per corpus (best values in bold), then the metrics' definitions."""
+        lines = ["# Tokenizer comparison", ""]
+        lines.append(f"{len(self.tokenizers)} tokenizers on {len(self.corpora)} corpora. The best value of each "
+                     "column on each corpus is in **bold** (where a direction is better and the values differ).")
+        for corpus, info in self.corpora.items():
+            shown = self.shown_metrics(corpus)
+            lines += ["", f"## {_md(corpus)}", "", _corpus_line(info), ""]
+            lines.append("| tokenizer | type | " + " | ".join(_md(self.metrics[m].get("label") or m) for m in shown)
+                         + " |")
+            lines.append("|---|---|" + "---:|" * len(shown))
+            for r in (r for r in self.results if r.corpus == corpus):
+                cells = []
+                for m in shown:
+                    text = _md(self._cell(r, m))
+                    cells.append(f"**{text}**" if r.tokenizer in self.best(corpus, m) else text)
+                lines.append(f"| {_md(r.tokenizer)} | {_md(self.tokenizers[r.tokenizer]['type'])} | "
+                             + " | ".join(cells) + " |")
+        if self.parallel:
+            p = self.parallel
+            lines += ["", f"Parallel set {_md(p['name'])}: {len(p['languages'])} languages, {p['chapters']} aligned "
+                      f"chapters, reference {_md(p['reference'])}."]
+        lines += ["", "## Metrics", "", "| metric | unit | better | definition | source |", "|---|---|---|---|---|"]
+        for name, meta in self.metrics.items():
+            better = {True: "higher", False: "lower", None: "—"}[meta["higher_is_better"]]
+            lines.append(f"| `{name}` | {_md(meta['unit'])} | {better} | {_md(meta['definition'])} | "
+                         f"{_md(meta['source'])} |")
+        return "\n".join(lines) + "\n"
+
+    def to_table(self, color: bool | None = None, width: int | None = None) -> str:
+        """A plain-text table for the terminal: one row per (corpus, tokenizer), one column per metric.
+
+        Parameters
+        ----------
+        color : bool, optional
+            Highlight best values in bold green (ANSI). Default: when standard output is a terminal and
+            ``NO_COLOR`` is unset. Without colour a best value is marked with ``*``.
+        width : int, optional
+            Wrap the metric columns into several blocks narrower than this. Default: the terminal's width.
+        """
+        if color is None:
+            color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        if width is None:
+            width = shutil.get_terminal_size((120, 24)).columns
+        shown = self.shown_metrics()
+        rows: list[tuple[str, str, list[tuple[str, bool]]]] = []
+        for corpus in self.corpora:
+            for r in (r for r in self.results if r.corpus == corpus):
+                rows.append((corpus, r.tokenizer,
+                             [(self._cell(r, m), r.tokenizer in self.best(corpus, m)) for m in shown]))
+        mark = "" if color else "*"
+
+        def cell_text(text: str, best: bool) -> str:
+            return text + (mark if best else (" " if mark else ""))
+
+        head_w = [max([len("corpus")] + [len(c) for c, _, _ in rows]),
+                  max([len("tokenizer")] + [len(t) for _, t, _ in rows])]
+        col_w = [max([len(self.metrics[m].get("label") or m)] + [len(cell_text(*row[2][i])) for row in rows])
+                 for i, m in enumerate(shown)]
+        blocks: list[list[int]] = [[]]
+        used = head_w[0] + head_w[1] + 2
+        for i, w in enumerate(col_w):
+            if blocks[-1] and used + 2 + w > width:
+                blocks.append([])
+                used = head_w[0] + head_w[1] + 2
+            blocks[-1].append(i)
+            used += 2 + w
+        out: list[str] = []
+        for block in blocks:
+            if out:
+                out.append("")
+            header = ["corpus".ljust(head_w[0]), "tokenizer".ljust(head_w[1])]
+            header += [(self.metrics[shown[i]].get("label") or shown[i]).rjust(col_w[i]) for i in block]
+            out.append("  ".join(header).rstrip())
+            out.append("-" * len(out[-1]))
+            previous = None
+            for corpus, tok, cells in rows:
+                line = [(corpus if corpus != previous else "").ljust(head_w[0]), tok.ljust(head_w[1])]
+                for i in block:
+                    text, best = cells[i]
+                    padded = cell_text(text, best).rjust(col_w[i])
+                    if color and best:
+                        padded = padded.replace(text, f"\x1b[1;32m{text}\x1b[0m", 1)
+                    line.append(padded)
+                out.append("  ".join(line).rstrip())
+                previous = corpus
+        out.append("")
+        out.append(("best value per corpus in bold green" if color else "* best value per corpus")
+                   + "; n/a: not defined for that corpus")
+        return "\n".join(out)
+
+    def to_html(self, title: str | None = None) -> str:
+        """The self-contained HTML report (see :func:`tokembed.report.render_html`; needs matplotlib)."""
+        from .report import render_html
+
+        return render_html(self, title=title)
+
+    def write(self, out_dir: str | os.PathLike,
+              formats: Iterable[str] = ("json", "csv", "md", "html")) -> dict[str, Path]:
+        """Write the comparison into ``out_dir`` (created), each file atomically.
+
+        Parameters
+        ----------
+        out_dir : path
+        formats : iterable of {"json", "csv", "md", "txt", "html"}
+            File names are in :data:`FORMATS` (``comparison.json``, ..., ``report.html``).
+
+        Returns
+        -------
+        dict
+            Format -> path written.
+
+        Raises
+        ------
+        TokembedError
+            If a format is unknown, or ``html`` is asked without matplotlib installed.
+        """
+        from .io import atomic_write_text
+
+        formats = list(formats)
+        unknown = [f for f in formats if f not in FORMATS]
+        if unknown:
+            raise TokembedError(f"unknown output format(s) {', '.join(map(repr, unknown))}; "
+                                f"choose from {', '.join(FORMATS)}")
+        render = {"json": self.to_json, "csv": self.to_csv, "md": self.to_markdown,
+                  "txt": lambda: self.to_table(color=False, width=10_000) + "\n", "html": self.to_html}
+        out = Path(out_dir)
+        return {f: atomic_write_text(out / FORMATS[f], render[f]()) for f in dict.fromkeys(formats)}
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _corpus_line(info: Mapping[str, Any]) -> str:
+    return (f"{info['documents']:,} documents, {info['characters']:,} characters, {info['bytes']:,} bytes, "
+            f"{info['words']:,} whitespace words" + (" (parallel set)" if info.get("parallel") else ""))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the engine
+# ---------------------------------------------------------------------------------------------------------------
+def compare_tokenizers(
+    tokenizers: Mapping[str, Any],
+    corpora: Mapping[str, Any],
+    *,
+    parallel: ParallelSet | Mapping[str, Any] | None = None,
+    metrics: Iterable[str | type] | None = None,
+    registry: Any = None,
+    samples: int = 5,
+) -> Comparison:
+    """Compute every metric for every tokenizer on every corpus.
+
+    Each corpus is read in chunks of 256 documents; each chunk is encoded once per tokenizer
+    (``encode_batch(..., add_special_tokens=False)``) and the encodings feed every metric. A metric with
+    ``repeat`` (``deterministic``) adds a second pass that encodes each document again with ``encode``.
+
+    Parameters
+    ----------
+    tokenizers : mapping of str to Tokenizer
+        Label -> fitted tokenizer, in table order.
+    corpora : mapping of str to (list of str or Corpus)
+        Name -> documents. A one-shot iterator is read into a list; a :class:`~tokembed.corpus.Corpus` streams.
+    parallel : ParallelSet or dict, optional
+        ``{"reference": "en", "texts": {"en": [chapters], "de": [chapters], ...}}``: each language becomes a corpus
+        named by its code (its chapters are its documents), and the parallel metrics (``premium_median``,
+        ``premium_mean``) are computed per tokenizer and language against the reference.
+    metrics : iterable of str or Metric subclasses, optional
+        Default: every registered metric (built-in and from plugins), timing ones included.
+    registry : Registry, optional
+        Where metric names resolve (default: a fresh :func:`tokembed.build_registry`).
+    samples : int, default 5
+        Sample sentences per corpus for the report's segmentation view (lines of 20-240 characters, spread over
+        the first 2,000 such lines).
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    TokembedError
+        If there is no tokenizer or corpus, a label is not a non-empty string, a corpus name clashes with a
+        language of the parallel set, or the parallel set is not aligned.
+    NotFittedError
+        If a tokenizer is not fitted (naming its label).
+    CorpusError
+        If a corpus holds no document.
+    PluginError
+        If a metric fails (naming it).
+    """
+    tokenizers = dict(tokenizers)
+    if not tokenizers:
+        raise TokembedError("compare: give at least one tokenizer")
+    for label, tok in tokenizers.items():
+        if not isinstance(label, str) or not label:
+            raise TokembedError(f"compare: tokenizer labels must be non-empty strings, got {label!r}")
+        if not callable(getattr(tok, "encode_batch", None)):
+            raise TokembedError(f"compare: {label!r} is not a tokenizer ({type(tok).__name__})")
+        if hasattr(tok, "is_fitted") and not tok.is_fitted():
+            raise NotFittedError(f"compare: tokenizer {label!r} is not fitted; fit or load it first")
+    sources: dict[str, Any] = {}
+    for name, docs in dict(corpora).items():
+        if not isinstance(name, str) or not name:
+            raise TokembedError(f"compare: corpus names must be non-empty strings, got {name!r}")
+        sources[name] = _as_docs(name, docs)
+    pset = ParallelSet.coerce(parallel) if parallel is not None else None
+    if pset is not None:
+        clash = sorted(set(sources) & set(pset.texts))
+        if clash:
+            raise TokembedError(f"compare: corpus name(s) {', '.join(map(repr, clash))} are also languages of the "
+                                "parallel set; rename the corpus")
+        sources.update(pset.texts)
+    if not sources:
+        raise TokembedError("compare: give at least one corpus (or a parallel set)")
+    classes = resolve_metrics(metrics, registry)
+    if samples < 0:
+        raise TokembedError(f"compare: samples must be >= 0, got {samples}")
+
+    results: list[Result] = []
+    corpus_info: dict[str, dict[str, Any]] = {}
+    sample_map: dict[str, list[Sample]] = {}
+    parallel_runs: dict[str, dict[str, MetricRun]] = {}  # tokenizer -> language -> run
+    for name, docs in sources.items():
+        is_parallel = pset is not None and name in pset.texts
+        scoped = [c for c in classes if c.scope == "corpus" or (is_parallel and c.scope == "parallel")]
+        lengths = {label: _TokenLengths() for label in tokenizers}
+        runs = {label: MetricRun(tok, scoped, observers=[lengths[label]]) for label, tok in tokenizers.items()}
+        collector = _SampleCollector(samples)
+        for chunk in iter_chunks(docs):
+            collector.add(chunk)
+            for run in runs.values():
+                run.feed(chunk)
+        first = next(iter(runs.values()))
+        if first.stats.documents == 0:
+            raise CorpusError(f"compare: corpus {name!r} holds no document")
+        for run in runs.values():
+            if run.needs_repeat:
+                run.feed_repeat(docs)
+        stats = first.stats.as_dict()
+        corpus_info[name] = {k: stats[k] for k in ("documents", "characters", "bytes", "words")}
+        corpus_info[name]["parallel"] = is_parallel
+        for label, run in runs.items():
+            values = run.results()
+            values = {c.name: values.get(c.name) for c in classes}
+            results.append(Result(label, name, values, run.extras(), dict(sorted(lengths[label].counts.items())),
+                                  run.stats.seconds))
+            if is_parallel:
+                parallel_runs.setdefault(label, {})[name] = run
+        sample_map[name] = [
+            Sample(name, text, {label: _segments(tok, text) for label, tok in tokenizers.items()})
+            for text in collector.pick()
+        ]
+
+    if pset is not None:
+        for cls in (c for c in classes if c.scope == "parallel"):
+            for label, by_lang in parallel_runs.items():
+                per_lang = MetricRun._call(cls, "combine", lambda: cls.combine(
+                    {lang: run.metrics[cls.name] for lang, run in by_lang.items()}, pset.reference))
+                for r in results:
+                    if r.tokenizer == label and r.corpus in per_lang:
+                        r.values[cls.name] = _clean_value(cls, per_lang[r.corpus])
+
+    tok_info = {
+        label: {"type": getattr(tok, "name", "") or type(tok).__name__,
+                "params": json.loads(json.dumps(_json_safe(tok.get_params())))
+                if callable(getattr(tok, "get_params", None)) else {},
+                "vocab_size": int(tok.get_vocab_size())}
+        for label, tok in tokenizers.items()
+    }
+    parallel_info = None
+    if pset is not None:
+        parallel_info = {"name": pset.name, "reference": pset.reference, "languages": list(pset.texts),
+                         "chapters": len(pset.texts[pset.reference])}
+    return Comparison(tok_info, corpus_info, {c.name: c.describe() for c in classes}, results, sample_map,
+                      parallel_info)
+
+
+def _clean_value(cls: type, value: Any) -> Any:
+    try:
+        return clean_value(value)
+    except TypeError as exc:
+        raise PluginError(f"metric {cls.name!r} ({cls.__module__}:{cls.__qualname__}): {exc}") from None
+
+
+def _segments(tokenizer: Any, text: str) -> list[tuple[str, int, int, int]]:
+    enc = tokenizer.encode(text, add_special_tokens=False)
+    return [(str(t), int(i), int(s), int(e)) for t, i, (s, e) in zip(enc.tokens, enc.ids.tolist(),
+                                                                    enc.offsets.tolist())]

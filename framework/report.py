@@ -1,0 +1,521 @@
+"""The HTML report of a tokenizer comparison: one self-contained file that opens offline.
+
+:func:`render_html` turns a :class:`~tokembed.compare.Comparison` into a single HTML page with
+
+- a summary table per corpus (every metric, the best value of each column highlighted, the definition and unit of
+  each metric on hover of its header);
+- plots drawn with matplotlib and embedded as base64 PNG: characters per token and fertility per tokenizer and
+  corpus, the distribution of token lengths, and the tokenization premium per language (with a parallel set);
+- a segmentation view: sample sentences of each corpus split by each tokenizer side by side, each token a box
+  whose ``title`` (shown on hover) gives its id, its string and its character span;
+- the metrics' definitions and sources, the tokenizers' parameters and the corpora's sizes.
+
+No script, font, stylesheet or image is fetched: everything is inline. All text is HTML-escaped. The output is
+deterministic for a given comparison (PNG metadata carries no date or version); only the timing figures (MB/s)
+change between runs.
+
+Matplotlib is imported only when a report is drawn (the ``report`` extra: ``pip install 'tokembed[report]'``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import TokembedError
+from .metrics import format_value
+
+__all__ = ["render_html", "write_html", "draw_plots", "PLOTS"]
+
+#: Plot id -> caption. ``premium`` is drawn only when the comparison has a parallel set.
+PLOTS: dict[str, str] = {
+    "chars-per-token": "Characters per token (code points / token) per tokenizer and corpus; higher means stronger "
+                       "compression.",
+    "fertility": "Fertility (tokens / whitespace-separated word) per tokenizer and corpus; lower is better, 1 means "
+                 "one token per word. n/a for text written without spaces.",
+    "token-lengths": "Distribution of token lengths in characters (the length of each token's span in the text), "
+                     "as a share of all tokens of the corpus.",
+    "premium": "Tokenization premium per language: tokens needed for a chapter divided by tokens for the same chapter "
+               "in the reference language (bars: median over chapters, diamonds: mean). Lower is better; the "
+               "dashed line is parity.",
+}
+
+_PALETTE = ["#3b6fb6", "#e07b39", "#3a9a5b", "#c0392b", "#7d5ba6", "#8c6d46", "#d16ba5", "#6b7280", "#b8a22f",
+            "#2a9db5"]
+_MAX_LEN = 16  # token lengths >= this are pooled into one "16+" bin
+_WIDTH = 10.0  # inches: every plot has the same width, so all are drawn at one scale
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# plots
+# ---------------------------------------------------------------------------------------------------------------
+def _matplotlib():
+    try:
+        import matplotlib
+        import matplotlib.lines
+        import matplotlib.patches
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise TokembedError("the HTML report draws its plots with matplotlib, which is not installed: "
+                            "pip install 'tokembed[report]'") from None
+    return matplotlib, Figure, FigureCanvasAgg
+
+
+_RC = {
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.edgecolor": "#6b7280",
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "grid.color": "#e5e7eb",
+    "grid.linewidth": 0.8,
+    "axes.axisbelow": True,
+    "legend.frameon": False,
+    "svg.hashsalt": "tokembed",
+}
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None}, bbox_inches="tight", facecolor="white")
+    return buf.getvalue()
+
+
+def _mpl(text: str) -> str:
+    """A label as matplotlib shows it literally (``$`` would start mathtext)."""
+    return str(text).replace("$", r"\$")
+
+
+def _colors(labels: list[str]) -> dict[str, str]:
+    return {label: _PALETTE[i % len(_PALETTE)] for i, label in enumerate(labels)}
+
+
+def _grouped_bars(comparison: Any, metric: str, ylabel: str, title: str, corpora: list[str]) -> bytes:
+    matplotlib, Figure, Canvas = _matplotlib()
+    labels = list(comparison.tokenizers)
+    colors = _colors(labels)
+    n_tok = len(labels)
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(_WIDTH, 3.6))
+        Canvas(fig)
+        ax = fig.subplots()
+        width = 0.8 / n_tok
+        top = max([comparison.value(t, c, metric) or 0 for t in labels for c in corpora] + [1e-9])
+        for i, label in enumerate(labels):
+            for j, corpus in enumerate(corpora):
+                x = j + (i - (n_tok - 1) / 2) * width
+                v = comparison.value(label, corpus, metric)
+                if v is None:
+                    ax.text(x, top * 0.02, "n/a", ha="center", va="bottom", fontsize=8, color="#6b7280", rotation=90)
+                    continue
+                ax.bar(x, v, width * 0.92, color=colors[label], label=label if j == 0 else None)
+                ax.text(x, v + top * 0.01, f"{v:.2f}", ha="center", va="bottom", fontsize=7.5, color="#374151")
+        ax.set_xticks(range(len(corpora)))
+        ax.set_xticklabels([_mpl(c) for c in corpora])
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, loc="left")
+        ax.set_ylim(0, top * 1.15)
+        handles = [matplotlib.patches.Patch(color=colors[t], label=_mpl(t)) for t in labels]
+        ax.legend(handles=handles, title="tokenizer", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
+        return _png(fig)
+
+
+def _token_lengths(comparison: Any) -> bytes:
+    matplotlib, Figure, Canvas = _matplotlib()
+    labels = list(comparison.tokenizers)
+    colors = _colors(labels)
+    corpora = list(comparison.corpora)
+    ncols = min(3, len(corpora))
+    nrows = -(-len(corpora) // ncols)
+    xs = list(range(1, _MAX_LEN + 1))
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(_WIDTH, 2.8 * nrows + 0.4))
+        Canvas(fig)
+        axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+        for k, corpus in enumerate(corpora):
+            ax = axes[k // ncols][k % ncols]
+            for label in labels:
+                counts = comparison.result(label, corpus).token_lengths
+                total = sum(counts.values())
+                if not total:
+                    continue
+                shares = [100 * counts.get(x, 0) / total for x in xs[:-1]]
+                shares.append(100 * sum(v for n, v in counts.items() if n >= _MAX_LEN) / total)
+                ax.plot(xs, shares, marker="o", markersize=3, linewidth=1.6, color=colors[label], label=label)
+            ax.set_title(_mpl(corpus), loc="left", fontsize=10)
+            ax.set_xticks([1, 4, 8, 12, _MAX_LEN])
+            ax.set_xticklabels(["1", "4", "8", "12", f"{_MAX_LEN}+"])
+            ax.set_xlabel("token length (characters)")
+            if k % ncols == 0:
+                ax.set_ylabel("share of tokens (%)")
+        for k in range(len(corpora), nrows * ncols):
+            axes[k // ncols][k % ncols].set_visible(False)
+        handles = [matplotlib.lines.Line2D([], [], color=colors[t], marker="o", label=_mpl(t)) for t in labels]
+        fig.legend(handles=handles, title="tokenizer", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=9)
+        fig.suptitle("Token length distribution", x=0.01, ha="left", fontweight="bold", fontsize=11)
+        fig.tight_layout()
+        return _png(fig)
+
+
+def _premium(comparison: Any) -> bytes:
+    matplotlib, Figure, Canvas = _matplotlib()
+    labels = list(comparison.tokenizers)
+    colors = _colors(labels)
+    langs = list(comparison.parallel["languages"])
+    ref = comparison.parallel["reference"]
+    n_tok = len(labels)
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(_WIDTH, 3.6))
+        Canvas(fig)
+        ax = fig.subplots()
+        width = 0.8 / n_tok
+        top = 1.0
+        for i, label in enumerate(labels):
+            for j, lang in enumerate(langs):
+                x = j + (i - (n_tok - 1) / 2) * width
+                median = comparison.value(label, lang, "premium_median")
+                mean = comparison.value(label, lang, "premium_mean")
+                if median is not None:
+                    ax.bar(x, median, width * 0.92, color=colors[label])
+                    ax.text(x, median + 0.02, f"{median:.2f}", ha="center", va="bottom", fontsize=7.5,
+                            color="#374151")
+                    top = max(top, median)
+                if mean is not None:
+                    ax.plot([x], [mean], marker="D", markersize=4, color="#111827", linestyle="none")
+                    top = max(top, mean)
+        ax.axhline(1.0, color="#111827", linestyle="--", linewidth=1)
+        ax.set_xticks(range(len(langs)))
+        ax.set_xticklabels([f"{_mpl(lang)}\n(reference)" if lang == ref else _mpl(lang) for lang in langs])
+        ax.set_ylabel(f"premium (tokens / {_mpl(ref)} tokens)")
+        ax.set_title(f"Tokenization premium relative to {_mpl(ref)}", loc="left")
+        ax.set_ylim(0, top * 1.18)
+        handles = [matplotlib.patches.Patch(color=colors[t], label=_mpl(t)) for t in labels]
+        handles.append(matplotlib.lines.Line2D([], [], color="#111827", marker="D", linestyle="none", label="mean"))
+        ax.legend(handles=handles, title="tokenizer", loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
+        return _png(fig)
+
+
+def draw_plots(comparison: Any) -> dict[str, bytes]:
+    """Draw the report's plots as PNG bytes, keyed by the ids of :data:`PLOTS`.
+
+    ``premium`` is drawn only with a parallel set, and a plot whose metric was not computed (``metrics=[...]``
+    without it) is left out.
+
+    Raises
+    ------
+    TokembedError
+        If matplotlib is not installed.
+    """
+    corpora = list(comparison.corpora)
+    plots = {}
+    if "chars_per_token" in comparison.metrics:
+        plots["chars-per-token"] = _grouped_bars(comparison, "chars_per_token", "characters per token",
+                                                 "Characters per token", corpora)
+    if "fertility" in comparison.metrics:
+        plots["fertility"] = _grouped_bars(comparison, "fertility", "tokens per word", "Fertility", corpora)
+    plots["token-lengths"] = _token_lengths(comparison)
+    if comparison.parallel and "premium_median" in comparison.metrics:
+        plots["premium"] = _premium(comparison)
+    return plots
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# HTML
+# ---------------------------------------------------------------------------------------------------------------
+_CSS = """
+:root { --fg:#1f2937; --muted:#6b7280; --line:#e5e7eb; --bg:#f6f7f9; --card:#fff; --accent:#2563eb;
+        --best-bg:#dcfce7; --best-fg:#14532d; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--fg); line-height:1.5;
+       font:15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "DejaVu Sans",
+       sans-serif; }
+header { background:#111827; color:#f9fafb; padding:28px 36px 20px; }
+header h1 { margin:0 0 4px; font-size:26px; font-weight:650; letter-spacing:-0.01em; }
+header .lede { margin:0; color:#d1d5db; }
+header nav { margin-top:14px; display:flex; gap:18px; flex-wrap:wrap; }
+header nav a { color:#93c5fd; text-decoration:none; font-size:14px; }
+main { max-width:1440px; margin:0 auto; padding:8px 28px 40px; }
+section { background:var(--card); border:1px solid var(--line); border-radius:10px; padding:20px 20px;
+          margin-top:24px; box-shadow:0 1px 2px rgba(0,0,0,.04); }
+h2 { margin:0 0 6px; font-size:20px; }
+h3 { margin:22px 0 8px; font-size:16px; }
+h3 small { font-weight:400; color:var(--muted); font-size:13px; margin-left:8px; }
+p.note { color:var(--muted); margin:4px 0 12px; font-size:14px; }
+.table-wrap { overflow-x:auto; }
+table { border-collapse:collapse; font-size:14px; }
+th, td { padding:6px 10px; border-bottom:1px solid var(--line); text-align:left; vertical-align:top; }
+thead th { font-weight:600; color:#374151; border-bottom:2px solid #d1d5db; white-space:nowrap; }
+table.summary { font-size:13px; }
+table.summary th, table.summary td { padding:6px 6px; }
+table.summary thead th { white-space:normal; vertical-align:bottom; line-height:1.25; }
+table.summary td.num, table.summary th.num { text-align:right; font-variant-numeric:tabular-nums; }
+table.summary td.num { white-space:nowrap; }
+table.summary tbody tr:hover { background:#f9fafb; }
+table.summary tbody th { font-weight:600; white-space:nowrap; }
+table.summary tbody th .type { display:block; font-weight:400; font-size:12px; }
+td.best { background:var(--best-bg); color:var(--best-fg); font-weight:700; }
+td.na { color:#9ca3af; font-style:italic; }
+.dir { color:var(--muted); font-weight:400; margin-left:3px; }
+.type { color:var(--muted); }
+figure.plot { margin:18px 0 26px; }
+figure.plot img { max-width:100%; height:auto; display:block; border:1px solid var(--line); border-radius:6px; }
+figure.plot figcaption { color:var(--muted); font-size:13.5px; margin-top:6px; max-width:900px; }
+.sample { border:1px solid var(--line); border-radius:8px; padding:10px 14px; margin:10px 0 14px; }
+.sample-text { margin:0 0 8px; font-size:14px; color:#374151; }
+.seg-row { display:grid; grid-template-columns: 140px 1fr 90px; gap:10px; align-items:start; padding:4px 0;
+           border-top:1px dashed var(--line); }
+.seg-label { font-weight:600; font-size:13px; padding-top:3px; overflow-wrap:anywhere; }
+.seg-count { color:var(--muted); font-size:12.5px; text-align:right; padding-top:3px; white-space:nowrap; }
+.seg-tokens { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace;
+              font-size:13px; line-height:1.9; }
+.tok { display:inline-block; white-space:pre; padding:0 3px; margin:1px 1px; border:1px solid; border-radius:3px;
+       line-height:1.45; cursor:default; }
+.tok.t0 { background:#e3edfc; border-color:#9dbbea; }
+.tok.t1 { background:#fdecd8; border-color:#eab37a; }
+.tok.part { background:#f3e8ff; border-color:#b794e6; border-style:dashed; }
+.tok.unk { background:#fee2e2; border-color:#ef9a9a; color:#991b1b; }
+.tok.special { background:#e5e7eb; border-color:#9ca3af; }
+.tok:hover { outline:2px solid var(--accent); }
+.ws { color:#9ca3af; }
+.gap { white-space:pre; color:#c0c4cc; }
+.legend-tok { margin-right:14px; font-size:13px; color:var(--muted); }
+td.def { max-width:520px; }
+td.src { color:#4b5563; font-size:13px; max-width:360px; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace;
+       font-size:12.5px; background:#f3f4f6; padding:1px 4px; border-radius:3px; }
+footer { text-align:center; color:var(--muted); font-size:13px; padding:10px 0 30px; }
+"""
+
+
+def _visible(text: str) -> str:
+    """Escape ``text`` and make whitespace visible: spaces as middle dots, tabs and newlines as arrows."""
+    out = []
+    for ch in text:
+        if ch == " ":
+            out.append('<span class="ws">·</span>')
+        elif ch == "\t":
+            out.append('<span class="ws">→</span>')
+        elif ch in "\r\n":
+            out.append('<span class="ws">↵</span>')
+        else:
+            out.append(_esc(ch))
+    return "".join(out)
+
+
+def _gap(text: str) -> str:
+    return f'<span class="gap">{_visible(text)}</span>' if text else ""
+
+
+def _segmentation(text: str, tokens: list[tuple[str, int, int, int]], unk_token: Any) -> str:
+    """Token boxes for one sentence: the text each token covers, in order; gaps the tokenizer skipped stay plain.
+
+    A token whose span starts inside the previous token's (a byte piece of the same character) shows its own
+    string in a dashed box; a token without span (a special token) shows its string in a grey box.
+    """
+    parts = []
+    pos = 0
+    for k, (tok, tid, start, end) in enumerate(tokens):
+        start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
+        span_text = text[start:end]
+        where = f"{start}\u2013{end}"
+        if end <= start:
+            cls, shown, note = "special", tok, "no span in the text"
+        elif start < pos:
+            cls, shown, note = "part", tok, "shares its characters with the token before (a piece of a character)"
+        else:
+            parts.append(_gap(text[pos:start]))
+            cls, shown, note = f"t{k % 2}", span_text, ""
+            if isinstance(unk_token, str) and tok == unk_token and span_text != tok:
+                cls = "unk"
+                note = "unknown token"
+            pos = end
+        title = f"id {tid} · token {tok!r} · characters {where}" + (f" · {note}" if note else "")
+        parts.append(f'<span class="tok {cls}" title="{_esc(title)}" data-id="{tid}">{_visible(shown)}</span>')
+    parts.append(_gap(text[pos:]))
+    return "".join(parts)
+
+
+def _summary(comparison: Any) -> str:
+    out = ['<section id="summary"><h2>Summary</h2>',
+           '<p class="note">One table per corpus. The best value of each column on that corpus is '
+           '<span style="background:var(--best-bg);color:var(--best-fg);font-weight:700;padding:0 4px">'
+           'highlighted</span> (only where a direction is better and the values differ). ↑ higher is better, '
+           '↓ lower is better. Hover a column header for its definition and unit.</p>']
+    for corpus, info in comparison.corpora.items():
+        shown = comparison.shown_metrics(corpus)
+        out.append(f'<h3 id="corpus-{_esc(_slug(corpus))}">{_esc(corpus)}<small>{_esc(_corpus_stats(info))}'
+                   "</small></h3>")
+        out.append('<div class="table-wrap"><table class="summary"><thead><tr><th>tokenizer</th>')
+        for m in shown:
+            meta = comparison.metrics[m]
+            arrow = {True: "↑", False: "↓", None: ""}[meta["higher_is_better"]]
+            tip = f"{m}: {meta['definition']} Unit: {meta['unit']}."
+            out.append(f'<th class="num" title="{_esc(tip)}" data-metric="{_esc(m)}">'
+                       f'{_esc(meta.get("label") or m)}<span class="dir">{arrow}</span></th>')
+        out.append("</tr></thead><tbody>")
+        for r in (r for r in comparison.results if r.corpus == corpus):
+            kind = comparison.tokenizers[r.tokenizer]["type"]
+            kind_html = f'<span class="type">{_esc(kind)}</span>' if kind != r.tokenizer else ""
+            out.append(f'<tr><th scope="row" title="type: {_esc(kind)}">{_esc(r.tokenizer)}{kind_html}</th>')
+            for m in shown:
+                v = r.values.get(m)
+                cls = ["num"]
+                if v is None:
+                    cls.append("na")
+                elif r.tokenizer in comparison.best(corpus, m):
+                    cls.append("best")
+                text = format_value(v, comparison.metrics[m].get("display", ".3f"))
+                out.append(f'<td class="{" ".join(cls)}" data-metric="{_esc(m)}">{_esc(text)}</td>')
+            out.append("</tr>")
+        out.append("</tbody></table></div>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _plots(comparison: Any) -> str:
+    images = draw_plots(comparison)
+    out = ['<section id="plots"><h2>Plots</h2>']
+    for key, png in images.items():
+        data = base64.b64encode(png).decode("ascii")
+        caption = PLOTS[key]
+        out.append(f'<figure class="plot" id="plot-{key}"><img alt="{_esc(caption)}" '
+                   f'src="data:image/png;base64,{data}"><figcaption>{_esc(caption)}</figcaption></figure>')
+    if "premium" not in images:
+        out.append('<p class="note">No parallel set was given, so there is no premium plot.</p>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _segmentation_view(comparison: Any) -> str:
+    out = ['<section id="segmentation"><h2>Segmentation</h2>',
+           '<p class="note">Sample sentences of each corpus split by each tokenizer. Each box is one token showing the '
+           'text it covers; hover a token for its id. '
+           '<span class="legend-tok">· space</span><span class="legend-tok">↵ line break</span>'
+           '<span class="legend-tok">faded: text no token covers</span>'
+           '<span class="tok part">dashed</span> a piece of a character '
+           '<span class="tok unk">red</span> unknown token</p>']
+    for corpus, samples in comparison.samples.items():
+        out.append(f'<h3>{_esc(corpus)}<small>{len(samples)} sample sentences</small></h3>')
+        for i, sample in enumerate(samples):
+            out.append(f'<div class="sample" data-corpus="{_esc(corpus)}" data-sample="{i}">')
+            out.append(f'<p class="sample-text">{_esc(sample.text)}</p>')
+            for label, tokens in sample.tokens.items():
+                unk = (comparison.tokenizers.get(label, {}).get("params") or {}).get("unk_token")
+                out.append(f'<div class="seg-row" data-tokenizer="{_esc(label)}">'
+                           f'<span class="seg-label">{_esc(label)}</span>'
+                           f'<span class="seg-tokens">{_segmentation(sample.text, tokens, unk)}</span>'
+                           f'<span class="seg-count">{len(tokens)} tokens</span></div>')
+            out.append("</div>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _glossary(comparison: Any) -> str:
+    out = ['<section id="metrics"><h2>Metrics</h2>',
+           '<p class="note">What each column means. Documents are encoded once, without added special tokens.</p>',
+           '<div class="table-wrap"><table><thead><tr><th>metric</th><th>unit</th><th>better</th>'
+           "<th>definition</th><th>source</th></tr></thead><tbody>"]
+    for name, meta in comparison.metrics.items():
+        better = {True: "higher", False: "lower", None: "—"}[meta["higher_is_better"]]
+        out.append(f'<tr id="metric-{_esc(name)}"><td><code>{_esc(name)}</code><br>{_esc(meta.get("label") or name)}'
+                   f'</td><td>{_esc(meta["unit"])}</td><td>{better}</td><td class="def">{_esc(meta["definition"])}'
+                   f'</td><td class="src">{_esc(meta["source"])}</td></tr>')
+    out.append("</tbody></table></div></section>")
+    return "\n".join(out)
+
+
+def _setup(comparison: Any) -> str:
+    out = ['<section id="setup"><h2>Tokenizers and corpora</h2>',
+           '<div class="table-wrap"><table><thead><tr><th>tokenizer</th><th>type</th><th class="num">vocabulary</th>'
+           "<th>parameters</th></tr></thead><tbody>"]
+    for label, info in comparison.tokenizers.items():
+        params = json.dumps(info.get("params") or {}, ensure_ascii=False, sort_keys=True)
+        out.append(f"<tr><th>{_esc(label)}</th><td>{_esc(info['type'])}</td>"
+                   f"<td class=\"num\">{info['vocab_size']:,}</td><td><code>{_esc(params)}</code></td></tr>")
+    out.append("</tbody></table></div>")
+    out.append('<h3>Corpora</h3><div class="table-wrap"><table><thead><tr><th>corpus</th><th>documents</th>'
+               "<th>characters</th><th>UTF-8 bytes</th><th>whitespace words</th></tr></thead><tbody>")
+    for name, info in comparison.corpora.items():
+        out.append(f"<tr><th>{_esc(name)}</th><td>{info['documents']:,}</td><td>{info['characters']:,}</td>"
+                   f"<td>{info['bytes']:,}</td><td>{info['words']:,}</td></tr>")
+    out.append("</tbody></table></div>")
+    if comparison.parallel:
+        p = comparison.parallel
+        out.append(f'<p class="note">Parallel set <b>{_esc(p["name"])}</b>: {len(p["languages"])} languages '
+                   f'({_esc(", ".join(p["languages"]))}), {p["chapters"]} aligned chapters, reference '
+                   f'<b>{_esc(p["reference"])}</b>.</p>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text).strip("-").lower() or "corpus"
+
+
+def _corpus_stats(info: dict[str, Any]) -> str:
+    return (f"{info['documents']:,} documents · {info['characters']:,} characters · {info['words']:,} words"
+            + (" · parallel set" if info.get("parallel") else ""))
+
+
+def render_html(comparison: Any, title: str | None = None) -> str:
+    """The report as one HTML document (str).
+
+    Parameters
+    ----------
+    comparison : tokembed.compare.Comparison
+    title : str, optional
+        Page title (default "Tokenizer comparison").
+
+    Raises
+    ------
+    TokembedError
+        If matplotlib is not installed.
+    """
+    from . import __version__
+
+    title = title or "Tokenizer comparison"
+    n_tok, n_corp, n_met = len(comparison.tokenizers), len(comparison.corpora), len(comparison.shown_metrics())
+    lede = (f"{n_tok} tokenizer{'s' * (n_tok != 1)} · {n_corp} corpor{'a' if n_corp != 1 else 'us'} · "
+            f"{n_met} metrics · tokembed {__version__}")
+    body = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_esc(title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<header><h1>{_esc(title)}</h1><p class=\"lede\">{_esc(lede)}</p>",
+        '<nav><a href="#summary">Summary</a><a href="#plots">Plots</a><a href="#segmentation">Segmentation</a>'
+        '<a href="#metrics">Metrics</a><a href="#setup">Tokenizers and corpora</a></nav></header>',
+        "<main>",
+        _summary(comparison),
+        _plots(comparison),
+        _segmentation_view(comparison),
+        _glossary(comparison),
+        _setup(comparison),
+        "</main>",
+        f"<footer>Generated by tokembed {_esc(__version__)}. Self-contained: opens offline.</footer>",
+        "</body></html>",
+    ]
+    return "\n".join(body) + "\n"
+
+
+def write_html(comparison: Any, path: str | os.PathLike, title: str | None = None) -> Path:
+    """Write :func:`render_html` to ``path`` atomically; returns the path."""
+    from .io import atomic_write_text
+
+    return atomic_write_text(path, render_html(comparison, title=title))
