@@ -1,0 +1,838 @@
+"""Word vectors by key: lookup, cosine similarity, nearest neighbours, analogies, word2vec files, PyTorch export.
+
+:class:`KeyedVectors` is what trained word-vector embedders (GloVe, FastText) produce and what
+:mod:`tokembed.evaluation` scores. Its names are gensim 4's (``vectors``, ``index_to_key``, ``key_to_index``,
+``vector_size``, ``most_similar``, ``save_word2vec_format``), so code written for gensim reads the same.
+
+>>> import numpy as np
+>>> kv = KeyedVectors.from_arrays(["a", "b", "c"], np.eye(3, dtype=np.float32))
+>>> kv.similarity("a", "b")
+0.0
+
+Files
+-----
+The word2vec formats of Mikolov et al.'s ``word2vec.c`` (also written and read by gensim and fastText):
+
+- text: a header line ``"<count> <dimensions>"``, then one line per key, ``key v1 v2 ... vd``, values separated by
+  one space (trailing spaces are ignored when reading). Values are written as the shortest decimal string that
+  reads back as the same float32 (numpy's ``str(np.float32(x))``, e.g. ``0.418``, ``-1e-05``): lossless, and
+  byte-identical to what gensim 4 writes for the same vectors.
+- binary: the same header line, then per key ``key`` + one space + ``d`` little-endian float32 values (4 bytes
+  each) + ``"\\n"``. ``word2vec.c`` writes the newline, gensim does not; both are read.
+
+Keys are UTF-8 in both formats. Keys must be non-empty and contain no whitespace (a space or newline would
+split the record); saving such a key raises :class:`~tokembed.errors.TokembedError`.
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Sequence, Union
+
+import numpy as np
+
+from .errors import ArtifactError, DataError, TokembedError
+from .io import atomic_path
+
+__all__ = ["KeyedVectors", "OutOfVocabularyError", "load_vectors"]
+
+#: Rows per block when computing norms and writing files (bounds temporary memory).
+_BLOCK = 65536
+_LE_F32 = np.dtype("<f4")
+
+Term = Union[str, np.ndarray]
+
+
+class OutOfVocabularyError(TokembedError, KeyError):
+    """A key has no vector: it is not in the vocabulary and the vectors cannot build one for it.
+
+    A :class:`KeyError`, so ``except KeyError`` (gensim's convention) catches it. ``key`` holds the key.
+    """
+
+    def __init__(self, message: str, key: Any = None):
+        super().__init__(message)
+        self.key = key
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class KeyedVectors:
+    """A vocabulary of string keys, each with a dense float32 vector.
+
+    Parameters
+    ----------
+    vector_size : int
+        Dimensions of every vector (>= 1). The instance starts empty; fill it with :meth:`add_vectors`, or build
+        one with :meth:`from_arrays`, :meth:`load_word2vec_format` or :meth:`from_dataset`.
+
+    Attributes
+    ----------
+    vectors : ndarray of shape (n_keys, vector_size), float32
+        Row ``i`` is the vector of ``index_to_key[i]``. Read-only: assign a new array to ``vectors``, or use
+        :meth:`add_vectors` / ``kv[key] = vector``, so that the cached unit vectors are recomputed.
+    index_to_key : list of str
+        Keys in row order (by convention most frequent first, which ``restrict_vocab`` relies on). Do not modify.
+    key_to_index : dict of str to int
+        Row of each key. Do not modify.
+    vector_size : int
+        Columns of ``vectors``.
+
+    Notes
+    -----
+    Out-of-vocabulary keys raise :class:`OutOfVocabularyError` (a ``KeyError``). A subclass that can build
+    vectors for unseen keys (FastText from character n-grams) overrides :meth:`_oov_vector`; lookups,
+    :meth:`similarity` and query terms of :meth:`most_similar` then use it, while :meth:`has_index_for` still says
+    whether a key has a row. Evaluation (:mod:`tokembed.evaluation`) uses rows only, as gensim does.
+
+    Cosine similarities use unit vectors; a zero vector's unit vector is taken to be zero, so its cosine with
+    anything is 0 (gensim would give NaN).
+    """
+
+    def __init__(self, vector_size: int):
+        if isinstance(vector_size, bool) or not isinstance(vector_size, (int, np.integer)) or vector_size < 1:
+            raise TokembedError(f"vector_size must be an int >= 1, got {vector_size!r}")
+        self._vectors = _frozen(np.zeros((0, int(vector_size)), dtype=np.float32))
+        self.index_to_key: list[str] = []
+        self.key_to_index: dict[str, int] = {}
+        self._normed: np.ndarray | None = None
+        self._norms: np.ndarray | None = None
+
+    # -- construction -----------------------------------------------------------------------------------------
+    @classmethod
+    def from_arrays(cls, keys: Iterable[str], vectors: Any, *, copy: bool = True) -> "KeyedVectors":
+        """Vectors from a key list and a matrix.
+
+        Parameters
+        ----------
+        keys : iterable of str
+            ``n`` distinct keys, in row order.
+        vectors : array-like of shape (n, vector_size)
+            Converted to float32 (C order). Copied unless ``copy=False`` and it is already float32 in C order.
+        copy : bool
+            With ``copy=False`` the instance may share memory with ``vectors``: do not modify it afterwards.
+
+        Raises
+        ------
+        TokembedError
+            If ``vectors`` is not 2-D with one row per key and at least one column, or keys repeat.
+        TypeError
+            If a key is not a ``str``.
+        """
+        keys = list(keys)
+        arr = np.asarray(vectors)
+        if arr.ndim != 2 or arr.shape[0] != len(keys) or arr.shape[1] < 1:
+            raise TokembedError(
+                f"from_arrays needs a 2-D array with one row per key and >= 1 column: got shape {arr.shape} "
+                f"for {len(keys)} keys"
+            )
+        kv = cls(arr.shape[1])
+        kv._set_keys(keys)
+        arr = np.array(arr, dtype=np.float32, order="C", copy=True if copy else None)
+        kv._vectors = _frozen(arr.view())  # a read-only view: the caller's array keeps its own flags
+        return kv
+
+    @classmethod
+    def from_dataset(cls, name_or_path: str | os.PathLike, *, limit: int | None = None) -> "KeyedVectors":
+        """Reference vectors from a fetched dataset of kind ``vectors`` (``"glove_6b_50d"``), or from a folder.
+
+        The folder holds ``vectors.npy`` (float32, shape (n, d), no pickle) and ``vocab.txt`` (n keys, one per
+        line, UTF-8, in row order).
+
+        Parameters
+        ----------
+        name_or_path : str or path
+            A dataset name from :data:`tokembed.datasets.DATASETS`, or a folder.
+        limit : int, optional
+            Keep only the first ``limit`` keys (the most frequent ones for GloVe); the rest is never read into
+            memory.
+
+        Raises
+        ------
+        DataError
+            Unknown dataset name, a dataset of another kind, or a dataset not fetched yet (the message gives the
+            ``tokembed data fetch`` command).
+        ArtifactError
+            The folder's files are missing, or their sizes disagree.
+        """
+        from .datasets import DATASETS, dataset_path, get_spec
+
+        if isinstance(name_or_path, str) and name_or_path in DATASETS:
+            spec = get_spec(name_or_path)
+            if spec.kind != "vectors":
+                raise DataError(f"dataset {spec.name!r} is of kind {spec.kind!r}, not 'vectors'")
+            folder = dataset_path(name_or_path)
+        else:
+            folder = Path(name_or_path)
+            if not folder.is_dir():
+                if folder.exists():
+                    raise ArtifactError(
+                        f"{folder}: is a file, expected a folder with vectors.npy and vocab.txt "
+                        "(word2vec files are read with load_word2vec_format)"
+                    )
+                if _looks_like_name(name_or_path):
+                    get_spec(name_or_path)  # an unknown dataset name: did-you-mean and the list
+                raise ArtifactError(f"{folder}: no such folder (expected vectors.npy and vocab.txt inside)")
+        limit = _check_limit(limit)
+        try:
+            arr = np.load(folder / "vectors.npy", mmap_mode="r", allow_pickle=False)
+            text = (folder / "vocab.txt").read_bytes().decode("utf-8")  # no newline translation
+        except FileNotFoundError as exc:
+            raise ArtifactError(f"{folder}: missing {Path(exc.filename).name}") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ArtifactError(f"{folder}: cannot read the vectors: {exc}") from None
+        keys = text.split("\n")  # not splitlines(): keys may hold U+2028, U+0085, ...
+        if keys and keys[-1] == "":
+            keys.pop()
+        if arr.ndim != 2 or arr.shape[0] != len(keys):
+            raise ArtifactError(f"{folder}: vectors.npy has shape {arr.shape} but vocab.txt has {len(keys)} keys")
+        n = len(keys) if limit is None else min(limit, len(keys))
+        try:
+            return cls.from_arrays(keys[:n], arr[:n])
+        except TokembedError as exc:
+            raise ArtifactError(f"{folder}: {exc}") from None
+
+    def _set_keys(self, keys: list[str]) -> None:
+        index: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str, got {type(key).__name__} at position {i}")
+            if index.setdefault(key, i) != i:
+                raise TokembedError(f"key {key!r} appears twice (positions {index[key]} and {i})")
+        self.index_to_key = keys
+        self.key_to_index = index
+
+    # -- the matrix and its cached unit vectors ---------------------------------------------------------------
+    @property
+    def vectors(self) -> np.ndarray:
+        return self._vectors
+
+    @vectors.setter
+    def vectors(self, value: Any) -> None:
+        arr = np.asarray(value)
+        if arr.ndim != 2 or arr.shape[0] != len(self.index_to_key) or arr.shape[1] < 1:
+            raise TokembedError(
+                f"vectors must have shape ({len(self.index_to_key)}, d >= 1), one row per key; got {arr.shape}"
+            )
+        self._vectors = _frozen(np.array(arr, dtype=np.float32, order="C"))
+        self._invalidate()
+
+    @property
+    def vector_size(self) -> int:
+        return int(self._vectors.shape[1])
+
+    def _invalidate(self) -> None:
+        self._normed = None
+        self._norms = None
+
+    def get_norms(self) -> np.ndarray:
+        """Euclidean norm of every row: float32, shape (n_keys,), computed in float64 and cached."""
+        if self._norms is None:
+            v = self._vectors
+            norms = np.empty(len(v), dtype=np.float64)
+            for lo in range(0, len(v), _BLOCK):
+                block = v[lo:lo + _BLOCK].astype(np.float64)
+                norms[lo:lo + _BLOCK] = np.sqrt(np.einsum("ij,ij->i", block, block))
+            self._norms = _frozen(norms.astype(np.float32))
+        return self._norms
+
+    def get_normed_vectors(self) -> np.ndarray:
+        """Unit-length rows: float32, shape (n_keys, vector_size), read-only, cached until the vectors change.
+
+        Rows of zero norm stay zero.
+        """
+        if self._normed is None:
+            v = self._vectors
+            out = np.empty_like(v)
+            for lo in range(0, len(v), _BLOCK):
+                block = v[lo:lo + _BLOCK].astype(np.float64)
+                norms = np.sqrt(np.einsum("ij,ij->i", block, block))
+                norms[norms == 0] = 1.0
+                out[lo:lo + _BLOCK] = block / norms[:, None]
+            self._normed = _frozen(out)
+        return self._normed
+
+    # -- lookup -----------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.index_to_key)
+
+    def __contains__(self, key: object) -> bool:
+        """True when ``key`` has a row (a subclass with OOV vectors may answer True for more keys)."""
+        return self.has_index_for(key)
+
+    def has_index_for(self, key: object) -> bool:
+        """True when ``key`` is in the vocabulary (has a row of ``vectors``)."""
+        return isinstance(key, str) and key in self.key_to_index
+
+    def get_index(self, key: str, default: int | None = None) -> int:
+        """The row of ``key``; ``default`` if it has none and a default is given, else :class:`OutOfVocabularyError`."""
+        idx = self.key_to_index.get(key)
+        if idx is not None:
+            return idx
+        if default is not None:
+            return default
+        raise self._oov_error(key)
+
+    def _oov_vector(self, key: str) -> np.ndarray | None:
+        """Hook: a vector (shape (vector_size,)) for a key without a row, or None when there is none.
+
+        The base class has none. FastText-like subclasses compose one from subword vectors.
+        """
+        return None
+
+    def _oov_error(self, key: Any) -> OutOfVocabularyError:
+        hint = ""
+        if isinstance(key, str) and key != key.lower() and key.lower() in self.key_to_index:
+            hint = f" (but {key.lower()!r} is)"
+        return OutOfVocabularyError(
+            f"key {key!r} is not in the vocabulary of {len(self):,} keys{hint}", key
+        )
+
+    def get_vector(self, key: str, norm: bool = False) -> np.ndarray:
+        """The vector of ``key``: float32, shape (vector_size,). With ``norm=True`` the unit vector.
+
+        Rows are returned as read-only views of ``vectors``; OOV vectors (subclasses) as new arrays.
+
+        Raises
+        ------
+        OutOfVocabularyError
+            ``key`` has no row and :meth:`_oov_vector` gives none.
+        """
+        idx = self.key_to_index.get(key) if isinstance(key, str) else None
+        if idx is not None:
+            return self.get_normed_vectors()[idx] if norm else self._vectors[idx]
+        vec = self._oov_vector(key) if isinstance(key, str) else None
+        if vec is None:
+            raise self._oov_error(key)
+        vec = np.asarray(vec, dtype=np.float32).reshape(self.vector_size)
+        return _unit(vec).astype(np.float32) if norm else vec
+
+    def __getitem__(self, key: str | Sequence[str]) -> np.ndarray:
+        """``kv["word"]`` -> shape (vector_size,); ``kv[["a", "b"]]`` -> shape (2, vector_size). float32."""
+        if isinstance(key, str):
+            return self.get_vector(key)
+        if isinstance(key, (list, tuple)):
+            if not key:
+                return np.zeros((0, self.vector_size), dtype=np.float32)
+            return np.vstack([self.get_vector(k) for k in key])
+        raise self._oov_error(key)
+
+    def __setitem__(self, key: str, vector: Any) -> None:
+        """Set the vector of ``key``, adding the key when it is new."""
+        self.add_vectors([key], np.asarray(vector, dtype=np.float32).reshape(1, -1), replace=True)
+
+    def add_vectors(self, keys: Sequence[str], vectors: Any, replace: bool = False) -> None:
+        """Append new keys with their vectors; a key already present keeps its vector unless ``replace``.
+
+        Parameters
+        ----------
+        keys : sequence of str
+            Distinct keys.
+        vectors : array-like of shape (len(keys), vector_size)
+        replace : bool
+            Overwrite the vectors of keys already present.
+
+        Raises
+        ------
+        TokembedError
+            Wrong shape, or a key repeated within ``keys``.
+        """
+        keys = list(keys)
+        arr = np.asarray(vectors, dtype=np.float32)
+        if arr.ndim != 2 or arr.shape != (len(keys), self.vector_size):
+            raise TokembedError(
+                f"add_vectors needs shape ({len(keys)}, {self.vector_size}) for {len(keys)} keys, got {arr.shape}"
+            )
+        for key in keys:
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str, got {type(key).__name__}")
+        if len(set(keys)) != len(keys):
+            raise TokembedError("add_vectors: a key is given twice")
+        old = np.array([k in self.key_to_index for k in keys], dtype=bool)
+        new_keys = [k for k, o in zip(keys, old) if not o]
+        merged = self._vectors
+        if replace and old.any():
+            merged = merged.copy()
+            merged[[self.key_to_index[k] for k, o in zip(keys, old) if o]] = arr[old]
+        if new_keys:
+            start = len(self.index_to_key)
+            for i, key in enumerate(new_keys):
+                self.key_to_index[key] = start + i
+            self.index_to_key.extend(new_keys)
+            merged = np.concatenate([merged, arr[~old]])
+        if merged is not self._vectors:
+            self._vectors = _frozen(np.ascontiguousarray(merged))
+            self._invalidate()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self):,} keys, vector_size={self.vector_size})"
+
+    # -- similarity -------------------------------------------------------------------------------------------
+    def similarity(self, key1: str, key2: str) -> float:
+        """Cosine similarity of two keys' vectors, ``u.v / (|u| |v|)``, computed in float64; 0.0 if one is zero.
+
+        Raises
+        ------
+        OutOfVocabularyError
+            A key has no vector.
+        """
+        return _cosine(self.get_vector(key1), self.get_vector(key2))
+
+    def n_similarity(self, keys1: Sequence[str], keys2: Sequence[str]) -> float:
+        """Cosine similarity between the mean vectors of two non-empty key lists (gensim's ``n_similarity``).
+
+        Raises
+        ------
+        TokembedError
+            A list is empty.
+        OutOfVocabularyError
+            A key has no vector.
+        """
+        if not len(keys1) or not len(keys2):
+            raise TokembedError("n_similarity needs two non-empty lists of keys")
+        return _cosine(self[list(keys1)].astype(np.float64).mean(axis=0),
+                       self[list(keys2)].astype(np.float64).mean(axis=0))
+
+    def most_similar(
+        self,
+        positive: Term | Sequence[Term | tuple[Term, float]] = (),
+        negative: Term | Sequence[Term | tuple[Term, float]] = (),
+        topn: int | None = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]] | np.ndarray:
+        """The keys nearest by cosine to the weighted mean of unit vectors (3CosAdd for analogies).
+
+        With ``positive=[b, c], negative=[a]`` this answers ``a : b :: c : ?`` by the vector offset method of
+        Mikolov et al. (2013, "Linguistic regularities in continuous space word representations"):
+        ``argmax_x cos(x, u_b + u_c - u_a)`` over the keys other than ``a``, ``b``, ``c``. As in gensim and
+        ``word2vec.c``'s ``word-analogy``, every term enters as a unit vector with weight +1 (positive) or -1
+        (negative), or the weight given as ``(term, weight)``, used as given in either list (gensim's rule); the
+        query is ``sum(w_i u_i) / sum(|w_i|)``, normalised. Keys given as strings are left out of the result.
+
+        Parameters
+        ----------
+        positive, negative : str, ndarray, or a list of str / ndarray / (str or ndarray, float)
+            Query terms. Arrays (shape (vector_size,)) are normalised too (gensim uses arrays as given).
+        topn : int or None
+            Number of results; ``None`` returns the cosine of every searched row instead (float32, shape
+            (restrict_vocab or n_keys,)), query keys included.
+        restrict_vocab : int, optional
+            Search only the first ``restrict_vocab`` rows (the most frequent keys).
+
+        Returns
+        -------
+        list of (str, float), or ndarray when ``topn`` is None
+            ``(key, cosine)`` by decreasing cosine; equal cosines in row order.
+
+        Raises
+        ------
+        TokembedError
+            No term given, or ``restrict_vocab`` < 1.
+        OutOfVocabularyError
+            A query key has no vector.
+        """
+        positive = [positive] if isinstance(positive, (str, np.ndarray)) else list(positive)
+        negative = [negative] if isinstance(negative, (str, np.ndarray)) else list(negative)
+        if not positive and not negative:
+            raise TokembedError("most_similar needs at least one positive or negative term")
+        query = np.zeros(self.vector_size, dtype=np.float64)
+        total = 0.0
+        exclude: list[int] = []
+        for sign, terms in ((1.0, positive), (-1.0, negative)):
+            for term in terms:
+                weight = sign
+                if isinstance(term, tuple):
+                    term, weight = term
+                    weight = float(weight)
+                query += weight * self._term_unit(term, exclude)
+                total += abs(weight)
+        query = _unit(query / total if total else query).astype(np.float32)
+        end = _check_restrict(restrict_vocab, len(self))
+        scores = self.get_normed_vectors()[:end] @ query
+        if topn is None:
+            return scores
+        if topn < 1:
+            return []
+        scores = scores.astype(np.float64)
+        scores[[i for i in exclude if i < end]] = -np.inf
+        best = _top_indices(scores, topn)
+        return [(self.index_to_key[i], float(scores[i])) for i in best if scores[i] != -np.inf]
+
+    def most_similar_cosmul(
+        self,
+        positive: str | Sequence[str] = (),
+        negative: str | Sequence[str] = (),
+        topn: int = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]]:
+        """3CosMul (Levy and Goldberg 2014, "Linguistic regularities in sparse and explicit word
+        representations"): ``argmax_x prod_b s(x, b) / (prod_a s(x, a) + 1e-6)`` with ``s = (1 + cos) / 2``.
+
+        Same parameters, exclusions and errors as :meth:`most_similar`; terms are keys only.
+        """
+        positive = [positive] if isinstance(positive, str) else list(positive)
+        negative = [negative] if isinstance(negative, str) else list(negative)
+        if not positive and not negative:
+            raise TokembedError("most_similar_cosmul needs at least one positive or negative key")
+        end = _check_restrict(restrict_vocab, len(self))
+        normed = self.get_normed_vectors()[:end]
+        exclude: list[int] = []
+        num = np.ones(end, dtype=np.float64)
+        den = np.ones(end, dtype=np.float64)
+        for terms, acc in ((positive, num), (negative, den)):
+            for term in terms:
+                acc *= (1.0 + normed @ self._term_unit(term, exclude).astype(np.float32)) / 2.0
+        scores = num / (den + 1e-6)
+        if topn < 1:
+            return []
+        scores[[i for i in exclude if i < end]] = -np.inf
+        best = _top_indices(scores, topn)
+        return [(self.index_to_key[i], float(scores[i])) for i in best if scores[i] != -np.inf]
+
+    def _term_unit(self, term: Term, exclude: list[int]) -> np.ndarray:
+        if isinstance(term, np.ndarray):
+            if term.shape != (self.vector_size,):
+                raise TokembedError(f"a query vector must have shape ({self.vector_size},), got {term.shape}")
+            return _unit(term.astype(np.float64))
+        if not isinstance(term, str):
+            raise TypeError(f"query terms are str keys or vectors, got {type(term).__name__}")
+        idx = self.key_to_index.get(term)
+        if idx is not None:
+            exclude.append(idx)
+        return _unit(self.get_vector(term).astype(np.float64))
+
+    # -- word2vec files ---------------------------------------------------------------------------------------
+    def save_word2vec_format(self, path: str | os.PathLike, binary: bool = False) -> Path:
+        """Write the vectors in word2vec text (default) or binary format, atomically (see the module notes).
+
+        Returns
+        -------
+        Path
+            ``path``.
+
+        Raises
+        ------
+        TokembedError
+            A key is empty, contains whitespace or cannot be encoded as UTF-8 (nothing is written).
+        """
+        encoded = []
+        for key in self.index_to_key:
+            if not key or any(c.isspace() for c in key):
+                raise TokembedError(
+                    f"cannot save key {key!r} in word2vec format: keys must be non-empty and contain no whitespace"
+                )
+            try:
+                encoded.append(key.encode("utf-8"))
+            except UnicodeEncodeError:
+                raise TokembedError(f"cannot save key {key!r}: it is not encodable as UTF-8") from None
+        vecs = self._vectors
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as fh:
+                fh.write(f"{len(vecs)} {self.vector_size}\n".encode("ascii"))
+                for lo in range(0, len(vecs), 4096):
+                    block = vecs[lo:lo + 4096]
+                    if binary:
+                        raw = block.astype(_LE_F32).tobytes()
+                        step = 4 * self.vector_size
+                        fh.write(b"".join(
+                            encoded[lo + i] + b" " + raw[i * step:(i + 1) * step] + b"\n" for i in range(len(block))
+                        ))
+                    else:
+                        fh.write(b"".join(
+                            encoded[lo + i] + b" " + " ".join(map(str, row)).encode("ascii") + b"\n"
+                            for i, row in enumerate(block)
+                        ))
+                fh.flush()
+                os.fsync(fh.fileno())
+        return Path(path)
+
+    @classmethod
+    def load_word2vec_format(
+        cls,
+        path: str | os.PathLike,
+        binary: bool = False,
+        limit: int | None = None,
+        no_header: bool = False,
+    ) -> "KeyedVectors":
+        """Read a word2vec text or binary file (written by ``word2vec.c``, gensim, fastText or tokembed).
+
+        Parameters
+        ----------
+        path : str or path
+        binary : bool
+            The binary format (see the module notes).
+        limit : int, optional
+            Read only the first ``limit`` vectors.
+        no_header : bool
+            Text files without the ``"<count> <dimensions>"`` line (GloVe's own ``.txt`` files); text only.
+
+        Returns
+        -------
+        KeyedVectors
+            A key repeated in the file keeps its first vector (a warning says how many were dropped), as gensim
+            does.
+
+        Raises
+        ------
+        ArtifactError
+            Missing file, malformed header, a key that is not UTF-8, a line with the wrong number of values or a
+            value that is not a number, or fewer vectors than the header announces (truncated). The message
+            names the file and the line (text) or record and byte offset (binary).
+        """
+        p = Path(path)
+        limit = _check_limit(limit)
+        if binary and no_header:
+            raise TokembedError("no_header applies to the text format only")
+        try:
+            fh = open(p, "rb")
+        except FileNotFoundError:
+            raise ArtifactError(f"{p}: no such file") from None
+        except IsADirectoryError:
+            raise ArtifactError(f"{p}: is a folder, expected a word2vec file") from None
+        except OSError as exc:
+            raise ArtifactError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        with fh:
+            if no_header:
+                count, dim = None, None
+            else:
+                count, dim = _read_header(fh, p, binary)
+            if limit is not None and count is not None:
+                count = min(count, limit)
+            if binary:
+                keys, vectors = _read_binary(fh, p, count, dim)
+            else:
+                keys, vectors = _read_text(fh, p, count, dim, limit)
+        return _dedupe(cls, keys, vectors, p)
+
+    # -- PyTorch ----------------------------------------------------------------------------------------------
+    def to_torch(self, freeze: bool = True, padding_idx: int | None = None):
+        """A ``torch.nn.Embedding`` whose weight is a copy of ``vectors`` (row ``i`` = ``index_to_key[i]``).
+
+        Parameters
+        ----------
+        freeze : bool
+            Weight without gradient (``requires_grad=False``), as ``nn.Embedding.from_pretrained``.
+        padding_idx : int, optional
+            Passed to ``nn.Embedding.from_pretrained``.
+
+        Raises
+        ------
+        TokembedError
+            torch is not installed (``pip install tokembed[torch]``).
+        """
+        try:
+            import torch
+        except ImportError:
+            raise TokembedError("to_torch needs PyTorch: pip install 'tokembed[torch]'") from None
+        weight = torch.from_numpy(np.array(self._vectors, dtype=np.float32, copy=True))
+        return torch.nn.Embedding.from_pretrained(weight, freeze=freeze, padding_idx=padding_idx)
+
+
+def load_vectors(
+    source: str | os.PathLike, *, binary: bool | None = None, limit: int | None = None
+) -> KeyedVectors:
+    """Vectors from a dataset name, a ``vectors.npy`` + ``vocab.txt`` folder, or a word2vec file.
+
+    A file is read as binary when ``binary`` is True, or when it is None and the file name ends in ``.bin``;
+    otherwise as text.
+
+    Raises
+    ------
+    DataError, ArtifactError
+        As :meth:`KeyedVectors.from_dataset` and :meth:`KeyedVectors.load_word2vec_format`.
+    """
+    from .datasets import DATASETS
+
+    p = Path(source)
+    if (isinstance(source, str) and source in DATASETS) or p.is_dir():
+        return KeyedVectors.from_dataset(source, limit=limit)
+    if not p.exists() and _looks_like_name(source):
+        return KeyedVectors.from_dataset(source, limit=limit)  # an unknown dataset name: DataError
+    if binary is None:
+        binary = p.suffix == ".bin"
+    return KeyedVectors.load_word2vec_format(p, binary=binary, limit=limit)
+
+
+# -- helpers --------------------------------------------------------------------------------------------------------
+def _looks_like_name(source: object) -> bool:
+    """A bare word (no folder separator, no suffix): reported as an unknown dataset name, not a missing file."""
+    return isinstance(source, str) and bool(source) and "/" not in source and os.sep not in source \
+        and "." not in source
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = np.sqrt(np.dot(v, v))
+    return v / n if n > 0 else v
+
+
+def _cosine(u: np.ndarray, v: np.ndarray) -> float:
+    """``u.v / (|u| |v|)`` in float64; 0.0 when either is zero."""
+    u, v = u.astype(np.float64), v.astype(np.float64)
+    den = np.sqrt(np.dot(u, u) * np.dot(v, v))
+    return float(np.dot(u, v) / den) if den > 0 else 0.0
+
+
+def _check_limit(limit: int | None) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0:
+        raise TokembedError(f"limit must be None or an int >= 0, got {limit!r}")
+    return int(limit)
+
+
+def _check_restrict(restrict_vocab: int | None, n: int) -> int:
+    if restrict_vocab is None:
+        return n
+    if isinstance(restrict_vocab, bool) or not isinstance(restrict_vocab, (int, np.integer)) or restrict_vocab < 1:
+        raise TokembedError(f"restrict_vocab must be None or an int >= 1, got {restrict_vocab!r}")
+    return min(int(restrict_vocab), n)
+
+
+def _top_indices(scores: np.ndarray, topn: int) -> np.ndarray:
+    """Indices of the ``topn`` largest scores, by decreasing score then increasing index (ties included exactly)."""
+    n = len(scores)
+    if topn < n:
+        kth = np.partition(scores, n - topn)[n - topn]  # the topn-th largest value
+        cand = np.flatnonzero(scores >= kth)
+    else:
+        cand = np.arange(n)
+    order = np.lexsort((cand, -scores[cand]))
+    return cand[order[:topn]]
+
+
+def _read_header(fh: io.BufferedReader, path: Path, binary: bool) -> tuple[int, int]:
+    line = fh.readline()
+    parts = line.split()
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        count, dim = int(parts[0]), int(parts[1])
+        if count < 0 or dim < 1:
+            raise ValueError
+    except ValueError:
+        shown = line[:60].decode("utf-8", "replace").rstrip("\n")
+        hint = "" if binary else " (a file without this line, like GloVe's .txt, reads with no_header=True)"
+        raise ArtifactError(
+            f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}{hint}"
+        ) from None
+    return count, dim
+
+
+def _decode_key(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArtifactError(
+            f"{where}: the key is not valid UTF-8 (byte {exc.start} of {bytes(raw[:40])!r})"
+        ) from None
+
+
+def _read_text(
+    fh: io.BufferedReader, path: Path, count: int | None, dim: int | None, limit: int | None
+) -> tuple[list[str], np.ndarray]:
+    keys: list[str] = []
+    rests: list[bytes] = []
+    lineno = 1 if count is not None else 0
+    want = count if count is not None else limit
+    while want is None or len(keys) < want:
+        line = fh.readline()
+        if not line:
+            if count is not None:
+                raise ArtifactError(
+                    f"{path}: the header announces {count:,} vectors but the file ends after {len(keys):,}; "
+                    "the file may be truncated"
+                )
+            break
+        lineno += 1
+        line = line.rstrip()
+        if not line:
+            raise ArtifactError(f"{path}:{lineno}: empty line where a vector was expected")
+        key, sep, rest = line.partition(b" ")
+        if dim is None:
+            dim = rest.count(b" ") + 1 if rest else 0
+            if dim < 1:
+                raise ArtifactError(f"{path}:{lineno}: expected a key followed by numbers, got {line[:60]!r}")
+        where = f"{path}:{lineno}"
+        if not sep or rest.count(b" ") != dim - 1:
+            found = len(rest.split()) if sep else 0
+            raise ArtifactError(
+                f"{where}: expected the key and {dim} values separated by single spaces, found {found} values"
+                + (" (if the file is binary, pass binary=True)" if not keys else "")
+            )
+        keys.append(_decode_key(key, where))
+        rests.append(rest)
+    if not keys:
+        if dim is None:
+            raise ArtifactError(f"{path}: no vectors in the file")
+        return keys, np.zeros((0, dim), dtype=np.float32)
+    try:
+        flat = np.fromstring(b" ".join(rests), dtype=np.float32, sep=" ")
+        if flat.size != len(keys) * dim:
+            raise ValueError
+    except ValueError:
+        first = 2 if count is not None else 1
+        for i, rest in enumerate(rests):
+            try:
+                row = np.fromstring(rest, dtype=np.float32, sep=" ")
+                if row.size != dim:
+                    raise ValueError
+            except ValueError:
+                raise ArtifactError(f"{path}:{first + i}: a value is not a number: {rest[:80]!r}") from None
+        raise ArtifactError(f"{path}: the values could not be read as float32 numbers") from None
+    return keys, flat.reshape(len(keys), dim)
+
+
+def _read_binary(
+    fh: io.BufferedReader, path: Path, count: int, dim: int
+) -> tuple[list[str], np.ndarray]:
+    keys: list[str] = []
+    if count == 0:
+        return keys, np.zeros((0, dim), dtype=np.float32)
+    start = fh.tell()
+    size = os.fstat(fh.fileno()).st_size
+    step = 4 * dim
+    if count * (step + 2) > size - start:  # each record holds at least a 1-byte key, a space and the values
+        raise ArtifactError(
+            f"{path}: the header announces {count:,} vectors of {dim} float32 values, more than the "
+            f"{size - start:,} bytes that follow hold; the file may be truncated (or is not binary: pass "
+            "binary=False for text)"
+        )
+    out = np.empty((count, dim), dtype=np.float32)
+    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        pos = start
+        for i in range(count):
+            while pos < size and mm[pos] == 0x0A:  # word2vec.c's newline after each vector
+                pos += 1
+            end = mm.find(b" ", pos)
+            where = f"{path}: record {i + 1} (byte {pos})"
+            if end < 0 or end + 1 + step > size:
+                raise ArtifactError(
+                    f"{path}: the header announces {count:,} vectors but the file ends inside record {i + 1}; "
+                    "the file may be truncated (or is not binary: pass binary=False for text)"
+                )
+            keys.append(_decode_key(mm[pos:end], where))
+            out[i] = np.frombuffer(mm, dtype=_LE_F32, count=dim, offset=end + 1)
+            pos = end + 1 + step
+    return keys, out
+
+
+def _dedupe(cls: type, keys: list[str], vectors: np.ndarray, path: Path) -> KeyedVectors:
+    seen: dict[str, int] = {}
+    keep = [i for i, k in enumerate(keys) if seen.setdefault(k, i) == i]
+    if len(keep) != len(keys):
+        warnings.warn(
+            f"{path}: {len(keys) - len(keep)} repeated key(s) ignored (the first vector of each key is kept)",
+            stacklevel=3,
+        )
+        keys = [keys[i] for i in keep]
+        vectors = vectors[keep]
+    return cls.from_arrays(keys, vectors, copy=False)
