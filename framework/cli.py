@@ -62,6 +62,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .comparing import render, run_comparison
+
+    result = run_comparison(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
+                            quiet=args.quiet)
+    text = render(result.comparison, args.format)
+    print(text, end="" if text.endswith("\n") else "\n")
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .recipe import load_recipe
     from .registry import build_registry
@@ -120,6 +130,16 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "run":
             p.add_argument("--out", metavar="DIR", help="output folder (overrides the recipe's `output:`)")
         p.set_defaults(func=func)
+
+    p = sub.add_parser("compare", help="train, load and compare the tokenizers of a compare: recipe side by side")
+    p.add_argument("recipe", help="path of the YAML recipe (with a compare: section)")
+    p.add_argument("--set", action="append", metavar="PATH=VALUE",
+                   help="override a recipe value, e.g. --set compare.tokenizers.bpe.vocab_size=16000 (repeatable)")
+    p.add_argument("--out", metavar="DIR", help="output folder (overrides the recipe's `output:`)")
+    p.add_argument("--format", choices=["table", "json", "csv", "markdown", "html"], default="table",
+                   help="what to print on standard output (every format is written into the output folder)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress messages on standard error")
+    p.set_defaults(func=cmd_compare)
 
     try:
         from .datasets import add_data_commands

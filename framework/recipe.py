@@ -15,11 +15,14 @@ The format is documented in ``docs/recipes.md``. In short:
   the parameter's type (``lang: no`` is ``"no"`` for a ``str``), not by YAML 1.1's implicit rules.
 - Cross-stage checks (``input:`` names a tokenizer; an embedder's ``vocab_size``/``padding_idx`` agree with the
   tokenizer's plan) run before any work.
+- A ``compare:`` recipe (``tokembed compare``) lists tokenizers to train or to read from files, corpora and a parallel
+  set; its files, datasets and file readers are checked before any work too (:mod:`tokembed.recipe_compare`).
 - Problems are collected and raised together as :class:`~tokembed.errors.RecipeError`, one
   ``FILE:LINE:COL: dotted.path: problem`` line each (``--set PATH=VALUE: ...`` for overrides).
 
 Raw YAML never leaves this module: the result is made of the frozen dataclasses :class:`Recipe`,
-:class:`CorpusSpec`, :class:`ComponentSpec`, :class:`PipelineSpec` and :class:`BatchSpec`.
+:class:`CorpusSpec`, :class:`ComponentSpec`, :class:`PipelineSpec`, :class:`BatchSpec` and, for ``compare:``,
+:class:`CompareSpec`, :class:`LoadSpec` and :class:`ParallelSpec`.
 """
 
 from __future__ import annotations
@@ -30,8 +33,20 @@ from typing import Any, Iterable
 
 from .errors import RecipeError
 from .recipe_check import BATCH_FIELDS, RESERVED, TOP_KEYS, check_recipe
-from .recipe_corpus import CORPUS_OPTIONS, CORPUS_SOURCES
-from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, CorpusSpec, PipelineSpec, Recipe
+from .recipe_compare import COMPARE_KEYS, PARALLEL_KEYS
+from .recipe_corpus import CORPUS_LIMITS, CORPUS_OPTIONS, CORPUS_SOURCES
+from .recipe_load import LOAD_KEYS, LOADERS
+from .recipe_specs import (
+    SECTIONS,
+    BatchSpec,
+    CompareSpec,
+    ComponentSpec,
+    CorpusSpec,
+    LoadSpec,
+    ParallelSpec,
+    PipelineSpec,
+    Recipe,
+)
 from .recipe_yaml import Problems, apply_override, check_tree, compose_text
 
 __all__ = [
@@ -42,12 +57,20 @@ __all__ = [
     "ComponentSpec",
     "PipelineSpec",
     "BatchSpec",
+    "CompareSpec",
+    "LoadSpec",
+    "ParallelSpec",
     "TOP_KEYS",
     "SECTIONS",
     "RESERVED",
     "CORPUS_SOURCES",
     "CORPUS_OPTIONS",
+    "CORPUS_LIMITS",
     "BATCH_FIELDS",
+    "COMPARE_KEYS",
+    "PARALLEL_KEYS",
+    "LOAD_KEYS",
+    "LOADERS",
 ]
 
 
@@ -83,7 +106,9 @@ def load_recipe(
         file (``FILE: no such recipe file``), invalid YAML, unknown sections, components, presets or parameters
         (with the closest name), values of the wrong type, duplicate keys, a corpus path that matches no file, a
         stage input that names no tokenizer, an embedder whose ``vocab_size``/``padding_idx`` disagrees with its
-        tokenizer, and ``--set`` arguments that do not apply.
+        tokenizer, and ``--set`` arguments that do not apply. In ``compare:``: the same for each tokenizer stage,
+        plus a ``load:`` file that is missing, of an unknown format or that no installed plugin can read, corpora,
+        a parallel set whose folders are missing or misaligned, and unknown metrics.
     """
     source = os.fspath(path)
     file = Path(source)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import TokembedError, UnknownComponentError
+from .recipe_compare import check_compare, trained_labels
 from .recipe_corpus import check_corpus
 from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
 from .recipe_types import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
@@ -31,8 +32,8 @@ from .recipe_yaml import (
 
 __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 
-#: Top-level keys of a recipe. (``compare:`` will join them.)
-TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "output")
+#: Top-level keys of a recipe. A recipe with ``compare:`` has none of the three component sections.
+TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "compare", "output")
 #: Stage keys that are not component parameters, per kind.
 RESERVED: dict[str, tuple[str, ...]] = {
     "tokenizer": ("type", "preset"),
@@ -94,12 +95,26 @@ class _Checker:
             else:
                 self.problems.add(knode, key, f"unknown section.{did_you_mean(key, TOP_KEYS)} "
                                               f"Sections: {', '.join(TOP_KEYS)}")
+        comparing = "compare" in top
+        compare = check_compare(self, top["compare"][1]) if comparing else None
+        if comparing:
+            for key in SECTIONS:
+                if key in top and not _is_empty(top[key][1]):
+                    self.problems.add(top[key][0], key, "a compare recipe has no tokenizers:, vectorizers: or "
+                                                        "embedders: (tokembed compare reads compare: only); list the "
+                                                        "tokenizers to train under compare.tokenizers")
         corpus = None
         if "corpus" in top:
-            corpus = check_corpus(top["corpus"][1], self.problems, self.base_dir)
-        else:
+            corpus = check_corpus(top["corpus"][1], self.problems, self.base_dir, limits=comparing)
+        elif not comparing:
             self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
                                               "or {dataset: NAME}")
+        elif trained_labels(top["compare"][1]):
+            first, *more = trained_labels(top["compare"][1])
+            who = f"compare.tokenizers.{first} and {len(more)} more are" if more else \
+                f"compare.tokenizers.{first} is"
+            self.problems.add(root, "corpus", f"missing: {who} trained on the recipe's corpus: add "
+                                              "{builtin: moby-dick}, {path: FILE_OR_GLOB} or {dataset: NAME}")
         tokenizers = self.labelled("tokenizers", top["tokenizers"][1]) if "tokenizers" in top else ()
         embedders = self.labelled("embedders", top["embedders"][1]) if "embedders" in top else ()
         pipeline = self.pipeline(top["vectorizers"][1], {s.label for s in (*tokenizers, *embedders)}) \
@@ -110,12 +125,12 @@ class _Checker:
             output = Path(value).expanduser() if isinstance(value, str) else None
         if out is not None:
             output = Path(os.fspath(out)).expanduser()
-        if not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
+        if not comparing and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
             self.problems.add(root, "", "nothing to do: add tokenizers:, vectorizers: or embedders:")
         self.cross_checks(tokenizers, pipeline, embedders)
-        if self.problems or corpus is None:
+        if self.problems or (corpus is None and compare is None):
             return None
-        return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry)
+        return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare)
 
     # -- tokenizers: and embedders: -----------------------------------------------------------------------------
     def labelled(self, section: str, node: Node) -> tuple[ComponentSpec, ...]:

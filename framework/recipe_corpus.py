@@ -14,10 +14,11 @@ from yaml.nodes import MappingNode, Node
 
 from .errors import TokembedError
 from .recipe_specs import CorpusSpec
-from .recipe_types import INVALID, coerce
+from .recipe_types import INVALID, Constraint, coerce
 from .recipe_yaml import Problems, describe_node, did_you_mean, join_path, mapping_items
 
-__all__ = ["CORPUS_SOURCES", "CORPUS_OPTIONS", "check_corpus", "builtin_corpus_names"]
+__all__ = ["CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
+           "dataset_location", "open_corpus", "spread"]
 
 CORPUS_SOURCES = ("path", "builtin", "dataset")
 #: Corpus options and their types (the values :class:`tokembed.corpus.Corpus` accepts).
@@ -27,6 +28,10 @@ CORPUS_OPTIONS: dict[str, Any] = {
     "errors": Literal["strict", "replace"],
     "unit": Literal["line", "file"],
 }
+#: Options that bound the documents read (at most one of them), each an int >= 1. Only the corpora of a
+#: ``compare:`` recipe take them (``tokembed run`` reads its whole corpus).
+CORPUS_LIMITS: dict[str, Any] = {"max_lines": int, "sample_lines": int}
+_AT_LEAST_ONE = Constraint.parse(">= 1")
 _JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 #: Used when :mod:`tokembed.corpus` cannot say (kept in step with its ``BUILTIN_TEXTS``).
 _FALLBACK_BUILTINS = ("moby-dick",)
@@ -45,41 +50,53 @@ def _from_override(node: Node) -> bool:
     return getattr(node, "tokembed_origin", None) is not None
 
 
-def check_corpus(node: Node, problems: Problems, base_dir: Path) -> CorpusSpec | None:
-    """The ``corpus:`` mapping as a :class:`CorpusSpec`, or None after recording its problems.
+def check_corpus(node: Node, problems: Problems, base_dir: Path, where: str = "corpus",
+                 limits: bool = False) -> CorpusSpec | None:
+    """The ``corpus:`` mapping (or another corpus mapping, at the dotted path ``where``) as a :class:`CorpusSpec`,
+    or None after recording its problems.
 
     A relative ``path:`` is resolved against ``base_dir`` (the recipe's folder), or against the current directory
-    when the value comes from ``--set``.
+    when the value comes from ``--set``. ``limits``: accept :data:`CORPUS_LIMITS` (the corpora of a compare recipe).
     """
     if not isinstance(node, MappingNode):
-        problems.add(node, "corpus", "expected a mapping: {builtin: NAME}, {path: FILE_OR_GLOB} or "
-                                     f"{{dataset: NAME}}, got {describe_node(node)}")
+        problems.add(node, where, "expected a mapping: {builtin: NAME}, {path: FILE_OR_GLOB} or "
+                                  f"{{dataset: NAME}}, got {describe_node(node)}")
         return None
-    allowed = [*CORPUS_SOURCES, *CORPUS_OPTIONS]
+    allowed = [*CORPUS_SOURCES, *CORPUS_OPTIONS, *(CORPUS_LIMITS if limits else ())]
     sources = []
     options: dict[str, tuple[Node, Any]] = {}  # key -> (value node, typed value or INVALID)
     ok = True
     for key, knode, vnode in mapping_items(node):
-        path = join_path("corpus", key)
+        path = join_path(where, key)
         if key in CORPUS_SOURCES:
             sources.append((key, knode, vnode))
-        elif key in CORPUS_OPTIONS:
-            value = coerce(vnode, CORPUS_OPTIONS[key], path, problems)
+        elif key in CORPUS_OPTIONS or (limits and key in CORPUS_LIMITS):
+            hint = CORPUS_OPTIONS.get(key) or CORPUS_LIMITS[key]
+            value = coerce(vnode, hint, path, problems, _AT_LEAST_ONE if key in CORPUS_LIMITS else None)
             ok = ok and value is not INVALID
             options[key] = (vnode, value)
+        elif key in CORPUS_LIMITS:
+            problems.add(knode, path, "only the corpora of a compare recipe take it: tokembed run reads the whole "
+                                      "corpus (cut the file instead)")
+            ok = False
         else:
             problems.add(knode, path, f"unknown corpus key.{did_you_mean(key, allowed)} Allowed: {', '.join(allowed)}")
             ok = False
     if not sources:
-        problems.add(node, "corpus", "needs one of path:, builtin: or dataset:")
+        problems.add(node, where, "needs one of path:, builtin: or dataset:")
         return None
     if len(sources) > 1:
         (first, _, _), (second, second_key, _) = sources[:2]
-        problems.add(second_key, join_path("corpus", second),
+        problems.add(second_key, join_path(where, second),
                      f"give one of path:, builtin:, dataset:, not both {first}: and {second}:")
         return None
+    limits = [k for k in CORPUS_LIMITS if k in options]
+    if len(limits) > 1:
+        problems.add(options[limits[1]][0], join_path(where, limits[1]),
+                     f"give one of {', '.join(CORPUS_LIMITS)}, not both")
+        ok = False
     source, _, vnode = sources[0]
-    spath = join_path("corpus", source)
+    spath = join_path(where, source)
     value = coerce(vnode, str, spath, problems)
     if value is INVALID:
         return None
@@ -91,16 +108,18 @@ def check_corpus(node: Node, problems: Problems, base_dir: Path) -> CorpusSpec |
     fmt = option("format", "jsonl" if source == "path" and value.lower().endswith(_JSONL_SUFFIXES) else "text")
     if fmt == "jsonl":
         if source == "builtin":
-            problems.add(options["format"][0], "corpus.format", "the bundled texts are plain text")
+            problems.add(options["format"][0], join_path(where, "format"), "the bundled texts are plain text")
             ok = False
         elif "field" not in options:
-            problems.add(node, "corpus.field", "missing: format jsonl needs the key holding each record's text")
+            problems.add(node, join_path(where, "field"),
+                         "missing: format jsonl needs the key holding each record's text")
             ok = False
         if "unit" in options and options["unit"][1] is not INVALID:
-            problems.add(options["unit"][0], "corpus.unit", "applies to text; in jsonl each record is a document")
+            problems.add(options["unit"][0], join_path(where, "unit"),
+                         "applies to text; in jsonl each record is a document")
             ok = False
     elif "field" in options:
-        problems.add(options["field"][0], "corpus.field", "only used with format: jsonl")
+        problems.add(options["field"][0], join_path(where, "field"), "only used with format: jsonl")
         ok = False
 
     paths: tuple[Path, ...] = ()
@@ -126,7 +145,8 @@ def check_corpus(node: Node, problems: Problems, base_dir: Path) -> CorpusSpec |
     if not ok:
         return None
     return CorpusSpec(source, value, paths, fmt, option("field", None), option("errors", "strict"),
-                      option("unit", "line"), problems.where(node), base.absolute() if source == "path" else None)
+                      option("unit", "line"), problems.where(node), base.absolute() if source == "path" else None,
+                      option("max_lines", None), option("sample_lines", None))
 
 
 def _expand(value: str, base: Path | None, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:
@@ -145,6 +165,17 @@ def _expand(value: str, base: Path | None, node: Node, path: str, problems: Prob
 def _dataset(name: str, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:
     """Files of a named dataset; () when :mod:`tokembed.datasets` is absent (it cannot be checked here); None,
     after recording the problem, for an unknown or unfetched dataset."""
+    found = dataset_location(name, node, path, problems)
+    if found is None or found == ():
+        return found  # type: ignore[return-value]
+    return _expand(str(found), None, node, path, problems)
+
+
+def dataset_location(name: str, node: Node, path: str, problems: Problems,
+                     kinds: tuple[str, ...] = ()) -> Path | tuple[()] | None:
+    """Where the fetched dataset ``name`` is (a file or a folder); ``()`` when :mod:`tokembed.datasets` is absent
+    (nothing can be checked); None, after recording the problem, for an unknown or unfetched dataset or, when
+    ``kinds`` is given, a dataset of another kind (``corpus``, ``corpus_dir``, ``tokenizer_file``, ...)."""
     try:
         from . import datasets
     except ImportError:
@@ -153,13 +184,63 @@ def _dataset(name: str, node: Node, path: str, problems: Problems) -> tuple[Path
     locate = getattr(datasets, "dataset_path", None)
     if names is None or locate is None:
         return ()
-    if name not in names:
-        problems.add(node, path, f"unknown dataset {name!r}.{did_you_mean(name, list(names))} "
-                                 f"Available: {', '.join(sorted(names))}")
+    choices = sorted(n for n in names if not kinds or getattr(names[n], "kind", None) in kinds)
+    if name not in choices:
+        if name in names:
+            problems.add(node, path, f"dataset {name!r} is a {names[name].kind}, not a {' or '.join(kinds)}. "
+                                     f"Datasets of that kind: {', '.join(choices) or '(none)'}")
+        else:
+            problems.add(node, path, f"unknown dataset {name!r}.{did_you_mean(name, choices)} "
+                                     f"Available: {', '.join(choices)}")
         return None
     try:
-        found = Path(locate(name))
+        return Path(locate(name))
     except TokembedError as exc:  # DataError: not fetched yet, with the command that fetches it
         problems.add(node, path, str(exc))
         return None
-    return _expand(str(found), None, node, path, problems)
+
+
+# -- reading ------------------------------------------------------------------------------------------------------
+def spread(total: int, n: int) -> list[int]:
+    """``n`` indexes spread evenly over ``range(total)``: ``i * total // n`` for ``i < n`` (all of them when
+    ``total <= n``). Increasing and distinct; the first is 0."""
+    if total <= n:
+        return list(range(total))
+    return [i * total // n for i in range(n)]
+
+
+def open_corpus(spec: CorpusSpec) -> Any:
+    """The documents of a corpus spec: a streamed :class:`~tokembed.corpus.Corpus`, or a list of the documents
+    that ``max_lines`` (the first N) or ``sample_lines`` (N spread evenly, see :func:`spread`) select.
+
+    Raises
+    ------
+    CorpusError, DataError
+        If the files cannot be read, or the dataset is not fetched.
+    """
+    from itertools import islice
+
+    from .corpus import Corpus
+
+    kwargs: dict[str, Any] = {"format": spec.format, "errors": spec.errors, "unit": spec.unit}
+    if spec.field is not None:
+        kwargs["field"] = spec.field
+    if spec.source == "builtin":
+        corpus = Corpus.builtin(spec.value, **kwargs)
+    elif spec.source == "dataset" and not spec.paths:
+        corpus = Corpus.dataset(spec.value, **kwargs)
+    else:
+        corpus = Corpus(tuple(spec.paths), name=spec.value, **kwargs)
+    if spec.max_lines is not None:
+        return list(islice(corpus, spec.max_lines))
+    if spec.sample_lines is not None:
+        total = sum(1 for _ in corpus)
+        wanted = spread(total, spec.sample_lines)
+        out: list[str] = []
+        for i, doc in enumerate(corpus):
+            if i == wanted[len(out)]:
+                out.append(doc)
+                if len(out) == len(wanted):
+                    break
+        return out
+    return corpus

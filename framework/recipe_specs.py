@@ -11,10 +11,11 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from .errors import RecipeError
-from .recipe_types import class_params, plain_data, thaw
+from .errors import ArtifactError, RecipeError, TokembedError
+from .recipe_types import ANY, class_params, method_params, plain_data, thaw
 
-__all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "Recipe", "SECTIONS"]
+__all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "LoadSpec", "ParallelSpec", "CompareSpec",
+           "Recipe", "SECTIONS"]
 
 #: Recipe section -> component kind.
 SECTIONS: dict[str, str] = {"tokenizers": "tokenizer", "vectorizers": "vectorizer", "embedders": "embedder"}
@@ -74,6 +75,11 @@ class CorpusSpec:
     base : Path or None
         ``path`` sources: the absolute folder a relative ``value`` is resolved against (the recipe's folder, or
         the current directory for a ``--set`` value).
+    max_lines : int or None
+        Read only the first ``max_lines`` documents (lines, or files with ``unit: file``, or JSONL records).
+    sample_lines : int or None
+        Read ``sample_lines`` documents spread evenly over the whole corpus (document ``i * total // n`` for
+        ``i < n``; two passes: the first counts). At most one of ``max_lines`` and ``sample_lines`` is set.
     """
 
     source: Literal["path", "builtin", "dataset"]
@@ -85,13 +91,33 @@ class CorpusSpec:
     unit: Literal["line", "file"] = "line"
     location: str = _field(default="", compare=False)
     base: Path | None = _field(default=None, compare=False)
+    max_lines: int | None = None
+    sample_lines: int | None = None
 
     def describe(self) -> str:
-        """``builtin:moby-dick``, ``path:data/*.txt (3 files)``, ``dataset:prose_mix``."""
+        """``builtin:moby-dick``, ``path:data/*.txt (3 files)``, ``dataset:prose_mix (20,000 lines sampled)``."""
         text = f"{self.source}:{self.value}"
+        notes = []
         if self.source == "path":
-            text += f" ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''})"
-        return text
+            notes.append(f"{len(self.paths)} file{'s' if len(self.paths) != 1 else ''}")
+        if self.max_lines is not None:
+            notes.append(f"first {self.max_lines:,} lines")
+        if self.sample_lines is not None:
+            notes.append(f"{self.sample_lines:,} lines sampled")
+        return text + (f" ({', '.join(notes)})" if notes else "")
+
+    def open(self) -> Any:
+        """The documents: a streamed :class:`~tokembed.corpus.Corpus`, or, with ``max_lines``/``sample_lines``,
+        the selected documents as a list (bounded by the limit).
+
+        Raises
+        ------
+        CorpusError, DataError
+            If the files cannot be read (or the dataset is not fetched).
+        """
+        from .recipe_corpus import open_corpus
+
+        return open_corpus(self)
 
     def absolute_value(self) -> str:
         """``value``, made absolute for ``path`` sources (``~`` expanded, joined to :attr:`base`)."""
@@ -107,6 +133,10 @@ class CorpusSpec:
         else:
             out["unit"] = self.unit
         out["errors"] = self.errors
+        if self.max_lines is not None:
+            out["max_lines"] = self.max_lines
+        if self.sample_lines is not None:
+            out["sample_lines"] = self.sample_lines
         return out
 
 
@@ -203,6 +233,229 @@ class PipelineSpec:
 
 
 @dataclass(frozen=True)
+class LoadSpec:
+    """A pretrained tokenizer of a ``compare:`` recipe, read from a file (``{load: FILE}``) instead of trained.
+
+    Attributes
+    ----------
+    label : str
+        The recipe's name for it (the key under ``compare.tokenizers``).
+    source : {"path", "dataset"}
+        ``load: PATH`` (or ``load: {path: PATH}``), or ``load: {dataset: NAME}`` (a fetched tokenizer file).
+    value : str
+        The path as written, or the dataset's name.
+    path : Path
+        The file, absolute.
+    format : {"tokembed", "tiktoken", "hf_json", "vocab_txt"}
+        What the file is: a saved tokembed tokenizer (``*.tokembed.json``), tiktoken BPE ranks (``*.tiktoken``),
+        a Hugging Face ``tokenizer.json``, or a WordPiece ``vocab.txt`` (one token per line).
+    type : str
+        The tokenizer type that reads it: the file's own type for ``tokembed``; for the other formats the
+        recipe's ``type:``, else ``bpe`` (``tiktoken``, a BPE ``tokenizer.json``) or ``wordpiece`` (``vocab.txt``,
+        a WordPiece ``tokenizer.json``).
+    loader : str
+        ``load`` for ``tokembed`` files; otherwise the classmethod called as ``cls.loader(str(path), **params)``:
+        ``from_tiktoken``, ``from_hf_json`` or ``from_vocab_file``.
+    params : Mapping[str, Any]
+        Read-only keyword arguments of the loader, typed by its signature (empty for ``tokembed`` files).
+    location : str
+        ``FILE:LINE:COL`` of the stage.
+    cls : type
+        The tokenizer class from the registry.
+    """
+
+    label: str
+    source: Literal["path", "dataset"]
+    value: str
+    path: Path
+    format: Literal["tokembed", "tiktoken", "hf_json", "vocab_txt"]
+    type: str
+    loader: str
+    params: Mapping[str, Any] = _field(default_factory=lambda: types.MappingProxyType({}), hash=False)
+    location: str = _field(default="", compare=False)
+    cls: type | None = _field(default=None, repr=False, compare=False)
+
+    kind = "tokenizer"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The stage as the resolved recipe writes it: ``load`` (an absolute path, or ``{dataset: NAME}``), the
+        ``type`` for formats other than ``tokembed``, then the loader's parameters sorted by name."""
+        out: dict[str, Any] = {"load": {"dataset": self.value} if self.source == "dataset" else str(self.path)}
+        if self.format != "tokembed":
+            out["type"] = self.type
+        for name in sorted(self.params):
+            out[name] = plain_data(self.params[name])
+        return out
+
+    def build(self) -> Any:
+        """Read the tokenizer: ``cls.load(path)`` for a tokembed file, else ``cls.<loader>(str(path), **params)``.
+
+        Returns
+        -------
+        Tokenizer
+            Fitted (ready to encode).
+
+        Raises
+        ------
+        ArtifactError
+            If the file cannot be read as that format (a plugin's own :class:`~tokembed.errors.TokembedError`
+            passes through unchanged; any other exception is wrapped, naming the stage, the file and the method).
+        RecipeError
+            If the spec was built without a registry.
+        """
+        if self.cls is None:
+            raise RecipeError(f"{self.location}: {self.label}: no component class (spec built without a registry)")
+        if self.format == "tokembed":
+            return self.cls.load(self.path)
+        schema, _, _ = method_params(self.cls, self.loader)
+        init, _ = class_params(self.cls)
+        kwargs = {k: thaw(v, schema[k].hint if k in schema else init[k].hint if k in init else ANY)
+                  for k, v in self.params.items()}
+        what = f"{self.cls.__qualname__}.{self.loader}({str(self.path)!r})"
+        try:
+            return getattr(self.cls, self.loader)(str(self.path), **kwargs)
+        except TokembedError:
+            raise
+        except Exception as exc:
+            raise ArtifactError(f"{self.location}: compare.tokenizers.{self.label}: {what} failed: "
+                                f"{type(exc).__name__}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class ParallelSpec:
+    """The parallel set of a ``compare:`` recipe: one folder per language, the same chapter files in each.
+
+    Attributes
+    ----------
+    source : {"path", "dataset"}
+    value : str
+        The folder as written, or the dataset's name (``multilingual``).
+    root : Path
+        The folder holding one sub-folder per language, absolute.
+    reference : str
+        The language the premium divides by.
+    languages : tuple of str
+        The languages compared, reference included, in the recipe's order (default: every sub-folder, sorted).
+    chapters : tuple of str
+        The chapter files (paths relative to a language folder, ``/``-separated, sorted), the same in every
+        language; after ``sample_chapters`` when it is set.
+    errors : {"strict", "replace"}
+        What undecodable bytes do.
+    sample_chapters : int or None
+        Keep this many chapters spread evenly over the sorted list (chapter ``i * total // n``).
+    location : str
+        ``FILE:LINE:COL`` of the ``parallel:`` mapping.
+    base : Path or None
+        ``path`` sources: the folder a relative ``value`` is resolved against.
+    """
+
+    source: Literal["path", "dataset"]
+    value: str
+    root: Path
+    reference: str
+    languages: tuple[str, ...]
+    chapters: tuple[str, ...]
+    errors: Literal["strict", "replace"] = "strict"
+    sample_chapters: int | None = None
+    location: str = _field(default="", compare=False)
+    base: Path | None = _field(default=None, compare=False)
+
+    @property
+    def name(self) -> str:
+        """A label for reports: the dataset's name or the folder's name."""
+        return self.value if self.source == "dataset" else (self.root.name or str(self.root))
+
+    def read(self) -> Any:
+        """The chapters as a :class:`~tokembed.compare.ParallelSet` (each chapter file is one document).
+
+        Raises
+        ------
+        CorpusError
+            If a chapter cannot be read or decoded.
+        """
+        from .compare import ParallelSet
+        from .corpus import read_text
+
+        texts = {lang: [read_text(self.root / lang / ch, self.errors) for ch in self.chapters]
+                 for lang in self.languages}
+        return ParallelSet(texts, self.reference, self.name)
+
+    def describe(self) -> str:
+        """``dataset:multilingual (4 languages, reference en-US, 40 chapters)``."""
+        return (f"{self.source}:{self.value} ({len(self.languages)} languages, reference {self.reference}, "
+                f"{len(self.chapters)} chapters)")
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {self.source: self.value if self.source == "dataset" else str(self.root),
+                               "reference": self.reference, "languages": list(self.languages),
+                               "errors": self.errors}
+        if self.sample_chapters is not None:
+            out["sample_chapters"] = self.sample_chapters
+        return out
+
+
+@dataclass(frozen=True)
+class CompareSpec:
+    """The ``compare:`` section: tokenizers compared side by side on corpora and, optionally, a parallel set.
+
+    Attributes
+    ----------
+    tokenizers : tuple of ComponentSpec or LoadSpec
+        In recipe order (the order of the tables). A :class:`ComponentSpec` is trained once on the recipe's
+        ``corpus:``; a :class:`LoadSpec` is read from a file.
+    corpora : Mapping[str, CorpusSpec]
+        Read-only; evaluation corpora by name, in recipe order.
+    parallel : ParallelSpec or None
+    metrics : tuple of str or None
+        The metrics to compute, in table order; None: every registered metric.
+    samples : int
+        Sample sentences per corpus in the report (>= 0).
+    location : str
+        ``FILE:LINE:COL`` of the ``compare:`` mapping.
+    """
+
+    tokenizers: tuple[ComponentSpec | LoadSpec, ...]
+    corpora: Mapping[str, CorpusSpec] = _field(default_factory=lambda: types.MappingProxyType({}), hash=False)
+    parallel: ParallelSpec | None = None
+    metrics: tuple[str, ...] | None = None
+    samples: int = 5
+    location: str = _field(default="", compare=False)
+
+    @property
+    def trained(self) -> tuple[ComponentSpec, ...]:
+        """The tokenizers trained on the recipe's corpus, in recipe order."""
+        return tuple(s for s in self.tokenizers if isinstance(s, ComponentSpec))
+
+    @property
+    def loaded(self) -> tuple[LoadSpec, ...]:
+        """The tokenizers read from files, in recipe order."""
+        return tuple(s for s in self.tokenizers if isinstance(s, LoadSpec))
+
+    def describe(self) -> str:
+        """``compare 3 tokenizers (2 trained, 1 loaded) on 1 corpus and 4 languages (parallel multilingual)``."""
+        n = len(self.tokenizers)
+        text = (f"compare {n} tokenizer{'s' if n != 1 else ''} ({len(self.trained)} trained, {len(self.loaded)} "
+                "loaded) on ")
+        parts = []
+        if self.corpora:
+            parts.append(f"{len(self.corpora)} corp{'ora' if len(self.corpora) != 1 else 'us'}")
+        if self.parallel is not None:
+            parts.append(f"{len(self.parallel.languages)} languages (parallel {self.parallel.name})")
+        return text + " and ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tokenizers": {s.label: s.as_dict() for s in self.tokenizers}}
+        if self.corpora:
+            out["corpora"] = {name: spec.as_dict() for name, spec in self.corpora.items()}
+        if self.parallel is not None:
+            out["parallel"] = self.parallel.as_dict()
+        if self.metrics is not None:
+            out["metrics"] = list(self.metrics)
+        out["samples"] = self.samples
+        return out
+
+
+@dataclass(frozen=True)
 class Recipe:
     """A validated recipe: everything a run needs, with no raw YAML left.
 
@@ -210,7 +463,9 @@ class Recipe:
     ----------
     path : Path or None
         The recipe file (None when loaded from a string).
-    corpus : CorpusSpec
+    corpus : CorpusSpec or None
+        The corpus tokenizers are trained on. None only in a ``compare:`` recipe whose tokenizers are all loaded
+        from files.
     tokenizers : tuple of ComponentSpec
         In recipe order.
     vectorizers : PipelineSpec or None
@@ -223,16 +478,20 @@ class Recipe:
         The ``--set`` arguments applied.
     registry : Registry
         The registry the recipe was checked against (used by :meth:`build`).
+    compare : CompareSpec or None
+        The ``compare:`` section (``tokembed compare``). A recipe with it has no tokenizers:, vectorizers: or
+        embedders: of its own.
     """
 
     path: Path | None
-    corpus: CorpusSpec
+    corpus: CorpusSpec | None
     tokenizers: tuple[ComponentSpec, ...] = ()
     vectorizers: PipelineSpec | None = None
     embedders: tuple[ComponentSpec, ...] = ()
     output: Path | None = None
     overrides: tuple[str, ...] = ()
     registry: Any = _field(default=None, repr=False, compare=False)
+    compare: CompareSpec | None = None
 
     @property
     def components(self) -> tuple[ComponentSpec, ...]:
@@ -281,23 +540,30 @@ class Recipe:
                   (len(self.vectorizers.steps) if self.vectorizers else 0, "vectorizer"),
                   (len(self.embedders), "embedder")]
         parts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in counts if n]
-        return f"corpus {self.corpus.describe()}; {', '.join(parts) or 'no components'}"
+        corpus = f"corpus {self.corpus.describe()}" if self.corpus is not None else "no training corpus"
+        if self.compare is not None:
+            return f"{corpus}; {self.compare.describe()}"
+        return f"{corpus}; {', '.join(parts) or 'no components'}"
 
     def resolved(self) -> dict[str, Any]:
         """The recipe with presets expanded and overrides applied, as plain data (for ``recipe.resolved.yaml``).
 
-        Sections in a fixed order (corpus, tokenizers, vectorizers, embedders, output), stages in recipe order,
-        parameters sorted by name; a corpus path made absolute, so the file works from any folder. Loading it
+        Sections in a fixed order (corpus, tokenizers, vectorizers, embedders, compare, output), stages in recipe
+        order, parameters sorted by name; a corpus path made absolute, so the file works from any folder. Loading it
         again gives the same corpus files and components (``preset`` aside: its parameters are written out).
         Dump it with ``sort_keys=False`` (or use :meth:`resolved_yaml`).
         """
-        out: dict[str, Any] = {"corpus": self.corpus.as_dict()}
+        out: dict[str, Any] = {}
+        if self.corpus is not None:
+            out["corpus"] = self.corpus.as_dict()
         if self.tokenizers:
             out["tokenizers"] = {s.label: s.as_dict() for s in self.tokenizers}
         if self.vectorizers is not None:
             out["vectorizers"] = self.vectorizers.as_dict()
         if self.embedders:
             out["embedders"] = {s.label: s.as_dict() for s in self.embedders}
+        if self.compare is not None:
+            out["compare"] = self.compare.as_dict()
         if self.output is not None:
             out["output"] = str(self.output)
         return out

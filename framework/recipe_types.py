@@ -28,8 +28,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .recipe_yaml import NULL_WORDS, Problems, describe_node, did_you_mean, is_plain, join_path, mapping_items
 
-__all__ = ["ANY", "REQUIRED", "INVALID", "Constraint", "Param", "class_params", "coerce", "describe", "thaw",
-           "plain_data"]
+__all__ = ["ANY", "REQUIRED", "INVALID", "Constraint", "Param", "class_params", "method_params", "coerce", "describe",
+           "thaw", "plain_data"]
 
 ANY: Any = Any
 #: Default of a parameter that has none (it must be given).
@@ -135,23 +135,52 @@ def class_params(cls: type) -> tuple[types.MappingProxyType, tuple[str, ...]]:
     Bugs (``*args``/``**kwargs``, positional-only parameters, a broken ``_param_constraints``) are returned as
     messages; the parameters that can still be checked are returned.
     """
+    raw_constraints = getattr(cls, "_param_constraints", None) or {}
+    params, bugs, _ = _signature_params(cls.__init__, f"{cls.__qualname__}.__init__", 1, raw_constraints, False)
+    for name in raw_constraints:
+        if name not in params:
+            bugs.append(f"{cls.__qualname__}._param_constraints names {name!r}, which is not a parameter")
+    return types.MappingProxyType(params), tuple(bugs)
+
+
+@functools.lru_cache(maxsize=None)
+def method_params(cls: type, method: str) -> tuple[types.MappingProxyType, tuple[str, ...], bool]:
+    """The keyword parameters of the classmethod ``cls.method(path, ...)`` after its first (the file to read).
+
+    Used for ``{load: FILE, ...}`` stages, whose other keys are passed to a loader such as
+    ``from_vocab_file(path, lowercase=True)``. Returns ``(parameters, bugs, takes_kwargs)``; ``takes_kwargs`` is
+    True when the method ends in ``**kwargs`` (the caller then also accepts the ``__init__`` parameters, which such
+    a loader usually forwards). The class's ``_param_constraints`` apply to parameters of the same name.
+    """
+    fn = getattr(cls, method)
+    raw = getattr(cls, "_param_constraints", None) or {}
+    params, bugs, kwargs = _signature_params(fn, f"{cls.__qualname__}.{method}", 1, raw, True)
+    return types.MappingProxyType(params), tuple(bugs), kwargs
+
+
+def _signature_params(fn: Any, where: str, drop: int, raw_constraints: Any,
+                      allow_kwargs: bool) -> tuple[dict[str, Param], list[str], bool]:
+    """Parameters of ``fn`` after its first ``drop`` ones, with their hints, defaults and constraints."""
     bugs: list[str] = []
     try:
-        sig = inspect.signature(cls.__init__)
+        sig = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
-        return types.MappingProxyType({}), (f"{cls.__qualname__}.__init__ has no readable signature: {exc}",)
+        return {}, [f"{where} has no readable signature: {exc}"], False
     try:
-        hints = typing.get_type_hints(cls.__init__)
+        hints = typing.get_type_hints(fn)
     except Exception:  # an annotation that does not evaluate: fall back to one parameter at a time
-        hints = _hints_one_by_one(cls, sig)
-    raw_constraints = getattr(cls, "_param_constraints", None) or {}
+        hints = _hints_one_by_one(fn, sig)
     params: dict[str, Param] = {}
-    for p in list(sig.parameters.values())[1:]:
+    takes_kwargs = False
+    for p in list(sig.parameters.values())[drop:]:
+        if p.kind is p.VAR_KEYWORD and allow_kwargs:
+            takes_kwargs = True
+            continue
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            bugs.append(f"{cls.__qualname__}.__init__ takes *{p.name}; components must list their parameters")
+            bugs.append(f"{where} takes *{p.name}; components must list their parameters")
             continue
         if p.kind is p.POSITIONAL_ONLY:
-            bugs.append(f"{cls.__qualname__}.__init__ parameter {p.name!r} is positional-only")
+            bugs.append(f"{where} parameter {p.name!r} is positional-only")
             continue
         hint = hints.get(p.name, _hint_from_default(p.default))
         constraint = None
@@ -159,16 +188,14 @@ def class_params(cls: type) -> tuple[types.MappingProxyType, tuple[str, ...]]:
             try:
                 constraint = Constraint.parse(raw_constraints[p.name])
             except ValueError as exc:
-                bugs.append(f"{cls.__qualname__}._param_constraints[{p.name!r}]: {exc}")
+                owner = where.rsplit(".", 1)[0]
+                bugs.append(f"{owner}._param_constraints[{p.name!r}]: {exc}")
         params[p.name] = Param(p.name, hint, p.default, constraint)
-    for name in raw_constraints:
-        if name not in params:
-            bugs.append(f"{cls.__qualname__}._param_constraints names {name!r}, which is not a parameter")
-    return types.MappingProxyType(params), tuple(bugs)
+    return params, bugs, takes_kwargs
 
 
-def _hints_one_by_one(cls: type, sig: inspect.Signature) -> dict[str, Any]:
-    module = sys.modules.get(getattr(cls.__init__, "__module__", ""), None)
+def _hints_one_by_one(fn: Any, sig: inspect.Signature) -> dict[str, Any]:
+    module = sys.modules.get(getattr(fn, "__module__", ""), None)
     env = dict(vars(module)) if module else {}
     out = {}
     for p in sig.parameters.values():

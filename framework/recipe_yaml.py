@@ -374,8 +374,10 @@ def apply_override(root: MappingNode, arg: str, problems: Problems) -> None:
                 parent = ".".join(parts[:depth])
                 avail = f" ({parent or 'the recipe'} has: {', '.join(keys)})" if keys else f" ({parent} is empty)"
                 add = ""
-                if parent in ("tokenizers", "embedders"):
+                if parent in ("tokenizers", "embedders", "compare.tokenizers"):
                     add = f" To add a stage, set it whole: --set '{here}={{type: ...}}'"
+                elif parent == "compare.corpora":
+                    add = f" To add a corpus, set it whole: --set '{here}={{path: ...}}'"
                 problems.add(anchor, here, f"not in the recipe{avail}.{hint}{add}")
                 return
             child = _own_copy(found[1])

@@ -114,6 +114,10 @@ def run_recipe(
 
     reg = registry if registry is not None else build_registry(blocked=blocked)
     recipe = load_recipe(path, overrides=overrides, out=out, registry=reg)
+    if getattr(recipe, "compare", None) is not None:
+        raise RecipeError(
+            f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
+        )
     out_dir = Path(recipe.output) if recipe.output is not None else Path("runs") / Path(path).stem
     corpus = open_corpus(recipe.corpus)
     timer = _Timer()

@@ -1,0 +1,211 @@
+"""``tokembed compare``: run a ``compare:`` recipe. Orchestration only.
+
+The recipe is checked whole before any work (:func:`tokembed.recipe.load_recipe`). Then:
+
+1. each tokenizer with ``type:``/``preset:`` is trained **once**, on the recipe's ``corpus:`` (read once into memory
+   when ``max_lines``/``sample_lines`` bound it, streamed otherwise), and saved as ``<label>.tokembed.json``;
+2. each ``{load: FILE}`` tokenizer is read from its file;
+3. every tokenizer is evaluated on every corpus of ``compare.corpora`` and on each language of ``compare.parallel``
+   by :func:`tokembed.compare.compare_tokenizers`;
+4. the comparison is written in every format into the run folder.
+
+The run folder receives, each file written atomically: ``recipe.resolved.yaml``, ``<label>.tokembed.json`` for each
+trained tokenizer, ``comparison.json``, ``comparison.csv``, ``comparison.md``, ``comparison.txt`` (the terminal
+table without colour), ``report.html`` (needs matplotlib; skipped with a warning without it) and ``timings.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .errors import RecipeError, TokembedError
+from .io import atomic_write_json, atomic_write_text
+from .recipe_specs import ComponentSpec
+
+__all__ = ["run_comparison", "CompareRun", "PRINT_FORMATS", "render"]
+
+#: ``--format`` choices: what is printed to standard output.
+PRINT_FORMATS = ("table", "json", "csv", "markdown", "html")
+#: Files written into the run folder, in this order (``html`` last: it is the slowest and may be skipped).
+_FILE_FORMATS = ("json", "csv", "md", "txt", "html")
+
+
+@dataclass
+class CompareRun:
+    """What a comparison run produced.
+
+    Attributes
+    ----------
+    output : Path
+        The run folder.
+    comparison : Comparison
+        Every metric for every (tokenizer, corpus).
+    tokenizers : dict
+        Label -> fitted tokenizer, in recipe order (trained and loaded).
+    files : dict
+        Format (``json``, ``csv``, ``md``, ``txt``, ``html``) -> path written; ``html`` is missing when matplotlib
+        is not installed.
+    timings : dict
+        Step -> ``{"seconds": ...}`` (and ``MB_per_s`` for training), as in ``timings.json``.
+    """
+
+    output: Path
+    comparison: Any
+    tokenizers: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+    timings: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def render(comparison: Any, fmt: str, color: bool | None = None) -> str:
+    """The comparison as ``--format`` prints it: ``table`` (terminal table; colour when ``color`` or, by default,
+    when standard output is a terminal), ``json``, ``csv``, ``markdown`` or ``html``.
+
+    Raises
+    ------
+    TokembedError
+        For an unknown format, or ``html`` without matplotlib.
+    """
+    if fmt == "table":
+        return comparison.to_table(color=color)
+    renderers: dict[str, Callable[[], str]] = {"json": comparison.to_json, "csv": comparison.to_csv,
+                                               "markdown": comparison.to_markdown, "html": comparison.to_html}
+    if fmt not in renderers:
+        raise TokembedError(f"unknown format {fmt!r}; choose from {', '.join(PRINT_FORMATS)}")
+    return renderers[fmt]()
+
+
+def _say(quiet: bool, message: str) -> None:
+    if not quiet:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _yaml_dump(data: Any) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=110)
+
+
+def run_comparison(
+    recipe: Any,
+    overrides: Sequence[str] = (),
+    out: str | Path | None = None,
+    blocked: Sequence[str] = (),
+    registry: Any = None,
+    quiet: bool = False,
+) -> CompareRun:
+    """Run a ``compare:`` recipe end to end and write the run folder.
+
+    Parameters
+    ----------
+    recipe : str, Path or Recipe
+        The YAML recipe (checked with :func:`tokembed.recipe.load_recipe`), or an already loaded
+        :class:`~tokembed.recipe.Recipe` (``overrides``, ``out`` and ``blocked`` then do not apply, except ``out``,
+        which still picks the folder).
+    overrides : sequence of str
+        ``dotted.path=value`` overrides (``--set``).
+    out : str or Path, optional
+        Output folder; wins over the recipe's ``output:`` (default ``runs/<recipe file stem>``).
+    blocked : sequence of str
+        Plugins not to load.
+    registry : Registry, optional
+        A registry to use instead of building one.
+    quiet : bool
+        No progress messages on standard error.
+
+    Returns
+    -------
+    CompareRun
+
+    Raises
+    ------
+    RecipeError
+        If the recipe is invalid, every problem listed, before any work; or if it has no ``compare:`` section.
+    TokembedError
+        If a corpus, a tokenizer file or a component fails with a user-caused error (CorpusError, DataError,
+        ArtifactError, ...).
+    """
+    from .recipe import Recipe, load_recipe
+
+    if isinstance(recipe, Recipe):
+        loaded = recipe
+        source = str(recipe.path) if recipe.path is not None else "<recipe>"
+    else:
+        if registry is None:
+            from .registry import build_registry
+
+            registry = build_registry(blocked=blocked)
+        loaded = load_recipe(recipe, overrides=overrides, out=out, registry=registry)
+        source = str(recipe)
+    if loaded.compare is None:
+        raise RecipeError(f"{source}: no compare: section; tokembed compare runs recipes with compare: "
+                          "(tokembed run runs the others)")
+    spec = loaded.compare
+    reg = loaded.registry if loaded.registry is not None else registry
+    stem = Path(loaded.path).stem if loaded.path is not None else "compare"
+    out_dir = Path(out) if out is not None else (Path(loaded.output) if loaded.output is not None
+                                                 else Path("runs") / stem)
+    timings: dict[str, dict[str, float]] = {}
+    started = time.perf_counter()
+
+    def timed(step: str, fn: Callable[[], Any], nbytes: int | None = None) -> Any:
+        t0 = time.perf_counter()
+        value = fn()
+        dt = time.perf_counter() - t0
+        row: dict[str, float] = {"seconds": round(dt, 4)}
+        if nbytes:
+            row["MB_per_s"] = round(nbytes / 1e6 / dt, 3) if dt > 0 else float("inf")
+        timings[step] = row
+        return value
+
+    atomic_write_text(out_dir / "recipe.resolved.yaml", _yaml_dump(loaded.resolved()))
+    train: Any = None
+    size = 0
+    if spec.trained:
+        assert loaded.corpus is not None  # the recipe check requires a corpus when a tokenizer is trained
+        train = timed("read training corpus", loaded.corpus.open)
+        size = _size(train)
+        counted = f": {len(train):,} documents" if isinstance(train, list) else ""
+        _say(quiet, f"training corpus {loaded.corpus.describe()}{counted}, {size / 1e6:.1f} MB")
+    tokenizers: dict[str, Any] = {}
+    for item in spec.tokenizers:
+        if isinstance(item, ComponentSpec):
+            step = f"fit {item.label}"
+            tok = item.build()
+            timed(step, lambda tok=tok: tok.fit(train), size)
+            tok.save(out_dir / f"{item.label}.tokembed.json")
+        else:
+            step = f"load {item.label}"
+            tok = timed(step, item.build)
+        tokenizers[item.label] = tok
+        _say(quiet, f"{'trained' if step.startswith('fit') else 'loaded'} {item.label} ({item.type}): "
+                    f"{tok.get_vocab_size():,} entries in {timings[step]['seconds']:.2f} s")
+
+    from .compare import compare_tokenizers
+
+    corpora = {name: c.open() for name, c in spec.corpora.items()}
+    parallel = timed("read parallel set", spec.parallel.read) if spec.parallel is not None else None
+    _say(quiet, f"comparing {len(tokenizers)} tokenizers on {len(corpora) + (len(parallel.texts) if parallel else 0)} "
+                "corpora ...")
+    comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
+                                                             metrics=spec.metrics, registry=reg,
+                                                             samples=spec.samples))
+    files = comparison.write(out_dir, [f for f in _FILE_FORMATS if f != "html"])
+    try:
+        files.update(timed("write report.html", lambda: comparison.write(out_dir, ["html"])))
+    except TokembedError as exc:  # matplotlib is an optional extra
+        _say(False, f"tokembed: warning: report.html not written: {exc}")
+    timings["total"] = {"seconds": round(time.perf_counter() - started, 4)}
+    atomic_write_json(out_dir / "timings.json", timings)
+    _say(quiet, f"wrote {out_dir}: {', '.join(p.name for p in files.values())}, timings.json")
+    return CompareRun(out_dir, comparison, tokenizers, files, timings)
+
+
+def _size(docs: Any) -> int:
+    """UTF-8 bytes of an in-memory list of documents; the files' size on disk for a streamed corpus."""
+    if isinstance(docs, list):
+        return sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
+    return int(docs.size_bytes()) if hasattr(docs, "size_bytes") else 0

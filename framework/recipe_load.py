@@ -1,0 +1,243 @@
+"""``{load: FILE}`` stages of a ``compare:`` recipe: which file, what format, which plugin reads it, with what.
+
+The file is found and its format told apart before any work: a saved tokembed tokenizer (``*.tokembed.json``, read
+with the class its ``type`` names), a Hugging Face ``tokenizer.json`` (its ``model.type`` picks ``bpe`` or
+``wordpiece``), tiktoken ranks (``*.tiktoken``) or a WordPiece ``vocab.txt``. For the last three the plugin's
+classmethod (:data:`LOADERS`) must exist, and the stage's other keys are typed against its signature. Private to
+:mod:`tokembed.recipe`.
+"""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any, Literal
+
+from yaml.nodes import MappingNode, Node
+
+from .errors import TokembedError, UnknownComponentError
+from .recipe_corpus import dataset_location
+from .recipe_specs import LoadSpec
+from .recipe_types import INVALID, REQUIRED, class_params, coerce, describe, method_params
+from .recipe_yaml import Problems, did_you_mean, join_path, mapping_items
+
+__all__ = ["LOAD_KEYS", "LOADERS", "check_load"]
+
+#: Reserved keys of a ``{load: ...}`` stage; the others are parameters of the loader.
+LOAD_KEYS = ("load", "type")
+#: File format -> (default tokenizer type, classmethod that reads it, what the file is, in words).
+LOADERS: dict[str, tuple[str, str, str]] = {
+    "tiktoken": ("bpe", "from_tiktoken", "tiktoken BPE ranks (.tiktoken)"),
+    "hf_json:BPE": ("bpe", "from_hf_json", "a Hugging Face tokenizer.json with a BPE model"),
+    "hf_json:WordPiece": ("wordpiece", "from_hf_json", "a Hugging Face tokenizer.json with a WordPiece model"),
+    "vocab_txt": ("wordpiece", "from_vocab_file", "a WordPiece vocab.txt"),
+}
+_FORMS = "a saved tokenizer (*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken) or a " \
+         "WordPiece vocab.txt"
+
+
+def _from_override(node: Node) -> bool:
+    return getattr(node, "tokembed_origin", None) is not None
+
+
+def check_load(problems: Problems, registry: Any, base_dir: Path, label: str, node: MappingNode,
+               path: str) -> LoadSpec | None:
+    """The ``{load: ...}`` stage ``node`` (at dotted ``path``) as a :class:`LoadSpec`, or None after recording its
+    problems. Relative paths are relative to ``base_dir`` (the recipe's folder), or to the current directory for a
+    ``--set`` value."""
+    return _LoadChecker(problems, registry, base_dir).stage(label, node, path)
+
+
+class _LoadChecker:
+    def __init__(self, problems: Problems, registry: Any, base_dir: Path):
+        self.problems = problems
+        self.registry = registry
+        self.base_dir = base_dir
+
+    def stage(self, label: str, node: MappingNode, path: str) -> LoadSpec | None:
+        before = len(self.problems)
+        fields: dict[str, tuple[Node, Node]] = {}
+        given: dict[str, tuple[Node, Node]] = {}
+        for key, knode, vnode in mapping_items(node):
+            if key in LOAD_KEYS:
+                fields[key] = (knode, vnode)
+            elif key == "preset":
+                self.problems.add(knode, join_path(path, key),
+                                  "not used with load: (the file holds the model); give type: to choose the plugin "
+                                  "that reads it, and the reader's parameters")
+            elif key in ("input", "batch"):
+                self.problems.add(knode, join_path(path, key), "not used by tokenizers")
+            else:
+                given[key] = (knode, vnode)
+        located = self.source(fields["load"][1], join_path(path, "load"))
+        type_name = None
+        if "type" in fields:
+            value = coerce(fields["type"][1], str, join_path(path, "type"), self.problems)
+            type_name = None if value is INVALID else value
+        if located is None or len(self.problems) > before:
+            return None
+        source, value, file = located
+        lnode = fields["load"][1]
+        fmt = self.file_format(file, value, lnode, join_path(path, "load"))
+        if fmt is None:
+            return None
+        fmt_name, file_type = fmt
+        if fmt_name == "tokembed":
+            if type_name is not None and type_name != file_type:
+                self.problems.add(fields["type"][1], join_path(path, "type"),
+                                  f"{type_name!r} disagrees with the file, which holds a {file_type!r} tokenizer "
+                                  "(drop type:)")
+                return None
+            try:
+                cls = self.registry.get("tokenizer", file_type)
+            except UnknownComponentError:
+                self.problems.add(lnode, join_path(path, "load"),
+                                  f"{value}: holds a {file_type!r} tokenizer, which no installed plugin provides: "
+                                  + self.registry.unknown_message("tokenizer", file_type))
+                return None
+            for name, (knode, _) in given.items():
+                self.problems.add(knode, join_path(path, name), "not used: a saved tokembed tokenizer is loaded "
+                                                                "with the parameters it was saved with")
+            if given:
+                return None
+            return LoadSpec(label, source, value, file, "tokembed", file_type, "load",
+                            types.MappingProxyType({}), self.problems.where(node), cls)
+        default_type, loader, what = LOADERS[fmt_name if fmt_name != "hf_json" else f"hf_json:{file_type}"]
+        type_name = type_name or default_type
+        type_node = fields["type"][1] if "type" in fields else lnode
+        type_path = join_path(path, "type" if "type" in fields else "load")
+        try:
+            cls = self.registry.get("tokenizer", type_name)
+        except UnknownComponentError:
+            msg = self.registry.unknown_message("tokenizer", type_name)
+            if "type" not in fields:
+                msg = f"reading {what} needs the tokenizer plugin {type_name!r}, which is not installed: {msg}"
+            self.problems.add(type_node, type_path, msg)
+            return None
+        method = getattr(cls, loader, None)
+        if not callable(method):
+            self.problems.add(type_node, type_path,
+                              f"tokenizer {type_name!r} ({cls.__module__}.{cls.__qualname__}) has no classmethod "
+                              f"{loader}(path, ...), so it cannot read {what}")
+            return None
+        params = self.loader_params(cls, type_name, loader, given, type_node, path)
+        if params is None:
+            return None
+        loader_format: Literal["tiktoken", "hf_json", "vocab_txt"] = fmt_name  # type: ignore[assignment]
+        return LoadSpec(label, source, value, file, loader_format, type_name, loader,
+                        types.MappingProxyType(params), self.problems.where(node), cls)
+
+    def source(self, node: Node, path: str) -> tuple[Literal["path", "dataset"], str, Path] | None:
+        """``load: PATH``, ``load: {path: PATH}`` or ``load: {dataset: NAME}`` -> (source, value, absolute file)."""
+        if isinstance(node, MappingNode):
+            items = mapping_items(node)
+            keys = [k for k, _, _ in items]
+            if len(items) != 1 or keys[0] not in ("path", "dataset"):
+                self.problems.add(node, path, "expected a file path, {path: FILE} or {dataset: NAME} (a fetched "
+                                              f"tokenizer file), got a mapping with {', '.join(keys) or 'no key'}")
+                return None
+            key, _, vnode = items[0]
+            value = coerce(vnode, str, join_path(path, key), self.problems)
+            if value is INVALID:
+                return None
+            if key == "dataset":
+                found = dataset_location(value, vnode, join_path(path, key), self.problems, ("tokenizer_file",))
+                if found is None:
+                    return None
+                if found == ():
+                    self.problems.add(vnode, join_path(path, key), "tokembed.datasets is not available to find it")
+                    return None
+                return "dataset", value, Path(found).absolute()  # type: ignore[arg-type]
+            file = self.file(value, vnode, join_path(path, key))
+            return None if file is None else ("path", value, file)
+        value = coerce(node, str, path, self.problems)
+        if value is INVALID:
+            return None
+        file = self.file(value, node, path)
+        return None if file is None else ("path", value, file)
+
+    def file(self, value: str, node: Node, path: str) -> Path | None:
+        """The existing file ``value`` names, absolute (relative to the recipe's folder, or to the current
+        directory for a ``--set`` value), or None after recording why there is none."""
+        p = Path(value).expanduser()
+        base = Path.cwd() if _from_override(node) else self.base_dir
+        full = p if p.is_absolute() else base / p
+        if full.is_file():
+            return full.absolute()
+        if full.is_dir():
+            self.problems.add(node, path, f"{value}: is a folder; load: names one tokenizer file ({_FORMS})")
+            return None
+        relative = not p.is_absolute() and not _from_override(node)
+        looked = f" (looked in {full})" if str(full) != value else ""
+        self.problems.add(node, path, f"{value}: no such file{looked}"
+                                      + ("; paths are relative to the recipe file" if relative else ""))
+        return None
+
+    def file_format(self, file: Path, value: str, node: Node, path: str) -> tuple[str, str | None] | None:
+        """``(format, type)``: ``("tokembed", saved type)``, ``("hf_json", "BPE" | "WordPiece")``,
+        ``("tiktoken", None)`` or ``("vocab_txt", None)``; None after recording a problem."""
+        name = file.name.lower()
+        if name.endswith(".tiktoken"):
+            return "tiktoken", None
+        if name.endswith(".txt"):
+            return "vocab_txt", None
+        if not name.endswith(".json"):
+            self.problems.add(node, path, f"{value}: cannot tell how to read this file from its name; load: reads "
+                                          f"{_FORMS}")
+            return None
+        from .io import read_json
+
+        try:
+            data = read_json(file, what="tokenizer")
+        except TokembedError as exc:
+            self.problems.add(node, path, str(exc))
+            return None
+        if isinstance(data, dict) and data.get("format") == "tokembed":
+            if data.get("kind") != "tokenizer" or not isinstance(data.get("type"), str):
+                self.problems.add(node, path, f"{value}: holds a tokembed {data.get('kind')}, not a tokenizer")
+                return None
+            return "tokembed", data["type"]
+        model = data.get("model") if isinstance(data, dict) else None
+        if isinstance(model, dict) and model.get("type") in ("BPE", "WordPiece"):
+            return "hf_json", model["type"]
+        if isinstance(model, dict):
+            self.problems.add(node, path, f"{value}: a Hugging Face tokenizer with a {model.get('type')!r} model; "
+                                          "load: reads BPE and WordPiece models")
+            return None
+        self.problems.add(node, path, f"{value}: neither a saved tokembed tokenizer (\"format\": \"tokembed\") nor a "
+                                      "Hugging Face tokenizer.json (\"model\": {...})")
+        return None
+
+    def loader_params(self, cls: type, type_name: str, loader: str, given: dict[str, tuple[Node, Node]],
+                      at: Node, path: str) -> dict[str, Any] | None:
+        """The stage's other keys typed against ``cls.loader``'s keyword parameters (and, when the loader takes
+        ``**kwargs``, the class's ``__init__`` parameters)."""
+        schema, bugs, takes_kwargs = method_params(cls, loader)
+        merged = dict(schema)
+        if takes_kwargs:
+            init, init_bugs = class_params(cls)
+            merged = {**init, **schema}
+            bugs = (*bugs, *init_bugs)
+        for bug in bugs:
+            self.problems.add(at, path, f"plugin bug: {bug}")
+        ok = not bugs
+        params: dict[str, Any] = {}
+        for name, (knode, vnode) in given.items():
+            ppath = join_path(path, name)
+            if name not in merged:
+                listing = f" Parameters: {', '.join(merged)}" if merged else " It takes none."
+                self.problems.add(knode, ppath, f"unknown parameter of {type_name}.{loader}()."
+                                                f"{did_you_mean(name, list(merged))}{listing}")
+                ok = False
+                continue
+            value = coerce(vnode, merged[name].hint, ppath, self.problems, merged[name].constraint)
+            if value is INVALID:
+                ok = False
+            else:
+                params[name] = value
+        for name, prm in schema.items():
+            if prm.default is REQUIRED and name not in given:
+                self.problems.add(at, join_path(path, name),
+                                  f"missing: a required parameter of {type_name}.{loader}() ({describe(prm.hint)})")
+                ok = False
+        return params if ok else None
