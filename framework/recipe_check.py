@@ -17,6 +17,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from .errors import TokembedError, UnknownComponentError
 from .recipe_compare import check_compare, trained_labels
 from .recipe_corpus import check_corpus
+from .recipe_evaluate import check_evaluate
 from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
 from .recipe_types import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
 from .recipe_yaml import (
@@ -33,7 +34,7 @@ from .recipe_yaml import (
 __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 
 #: Top-level keys of a recipe. A recipe with ``compare:`` has none of the three component sections.
-TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "compare", "output")
+TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "compare", "output")
 #: Stage keys that are not component parameters, per kind.
 RESERVED: dict[str, tuple[str, ...]] = {
     "tokenizer": ("type", "preset"),
@@ -103,13 +104,15 @@ class _Checker:
                     self.problems.add(top[key][0], key, "a compare recipe has no tokenizers:, vectorizers: or "
                                                         "embedders: (tokembed compare reads compare: only); list the "
                                                         "tokenizers to train under compare.tokenizers")
+        evaluate = check_evaluate(top["evaluate"][1], self.problems, self.base_dir) if "evaluate" in top else None
+        evaluate_only = "evaluate" in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS)
         corpus = None
         if "corpus" in top:
             corpus = check_corpus(top["corpus"][1], self.problems, self.base_dir, limits=comparing)
-        elif not comparing:
+        elif not comparing and not evaluate_only:
             self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
                                               "or {dataset: NAME}")
-        elif trained_labels(top["compare"][1]):
+        elif comparing and trained_labels(top["compare"][1]):
             first, *more = trained_labels(top["compare"][1])
             who = f"compare.tokenizers.{first} and {len(more)} more are" if more else \
                 f"compare.tokenizers.{first} is"
@@ -125,12 +128,13 @@ class _Checker:
             output = Path(value).expanduser() if isinstance(value, str) else None
         if out is not None:
             output = Path(os.fspath(out)).expanduser()
-        if not comparing and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
-            self.problems.add(root, "", "nothing to do: add tokenizers:, vectorizers: or embedders:")
+        if not comparing and "evaluate" not in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
+            self.problems.add(root, "", "nothing to do: add tokenizers:, vectorizers:, embedders: or evaluate:")
         self.cross_checks(tokenizers, pipeline, embedders)
-        if self.problems or (corpus is None and compare is None):
+        if self.problems or (corpus is None and compare is None and not evaluate_only):
             return None
-        return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare)
+        return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare,
+                      evaluate)
 
     # -- tokenizers: and embedders: -----------------------------------------------------------------------------
     def labelled(self, section: str, node: Node) -> tuple[ComponentSpec, ...]:

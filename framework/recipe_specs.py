@@ -481,6 +481,9 @@ class Recipe:
     compare : CompareSpec or None
         The ``compare:`` section (``tokembed compare``). A recipe with it has no tokenizers:, vectorizers: or
         embedders: of its own.
+    evaluate : EvaluateSpec or None
+        The ``evaluate:`` section: word-vector evaluation sets and pretrained vectors to score
+        (:mod:`tokembed.recipe_evaluate`).
     """
 
     path: Path | None
@@ -492,6 +495,7 @@ class Recipe:
     overrides: tuple[str, ...] = ()
     registry: Any = _field(default=None, repr=False, compare=False)
     compare: CompareSpec | None = None
+    evaluate: Any = None
 
     @property
     def components(self) -> tuple[ComponentSpec, ...]:
@@ -543,6 +547,9 @@ class Recipe:
         corpus = f"corpus {self.corpus.describe()}" if self.corpus is not None else "no training corpus"
         if self.compare is not None:
             return f"{corpus}; {self.compare.describe()}"
+        if self.evaluate is not None:
+            n = len(self.evaluate.sets)
+            parts.append(f"evaluation on {n} set{'s' if n != 1 else ''}")
         return f"{corpus}; {', '.join(parts) or 'no components'}"
 
     def resolved(self) -> dict[str, Any]:
@@ -564,6 +571,8 @@ class Recipe:
             out["embedders"] = {s.label: s.as_dict() for s in self.embedders}
         if self.compare is not None:
             out["compare"] = self.compare.as_dict()
+        if self.evaluate is not None:
+            out["evaluate"] = self.evaluate.as_dict()
         if self.output is not None:
             out["output"] = str(self.output)
         return out

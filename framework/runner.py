@@ -36,6 +36,7 @@ class RunResult:
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     timings: dict[str, dict[str, float]] = field(default_factory=dict)
     arrays: dict[str, Any] = field(default_factory=dict)
+    evaluation: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def open_corpus(spec) -> Corpus:
@@ -119,14 +120,14 @@ def run_recipe(
             f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
         )
     out_dir = Path(recipe.output) if recipe.output is not None else Path("runs") / Path(path).stem
-    corpus = open_corpus(recipe.corpus)
+    corpus = open_corpus(recipe.corpus) if recipe.corpus is not None else None
     timer = _Timer()
     result = RunResult(out_dir)
     atomic_write_text(out_dir / "recipe.resolved.yaml", _yaml_dump(recipe.resolved()))
 
     from .metrics import tokenizer_metrics
 
-    corpus_bytes = corpus.size_bytes()
+    corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs: list[str] | None = None
     for spec in recipe.tokenizers:
         tok = recipe.build(spec)
@@ -171,12 +172,38 @@ def run_recipe(
             atomic_save_npy(out_dir / f"{spec.label}.embeddings.npy", vectors)
             result.arrays[spec.label] = {"input_ids": enc["input_ids"], "embeddings": vectors}
 
-    atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
+    if recipe.evaluate is not None:
+        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet)
+    if result.tokenizers:
+        atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
     result.timings = timer.table
     atomic_write_json(out_dir / "timings.json", timer.table)
     if not quiet:
         print(summary_table(result))
     return result
+
+
+def _evaluate(spec, result: RunResult, out_dir: Path, timer: _Timer, quiet: bool) -> dict[str, Any]:
+    """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets."""
+    from .evaluation import evaluate_vectors, format_evaluation
+
+    sources: list[tuple[str, Any]] = []
+    for label, emb in result.embedders.items():
+        if getattr(emb, "wv_", None) is not None:
+            sources.append((label, lambda emb=emb: emb.wv_))
+    for vec in spec.vectors:
+        sources.append((vec.label, vec.load))
+    results: dict[str, Any] = {}
+    for label, get in sources:
+        with timer.step(f"evaluate vectors {label}"):
+            results[label] = evaluate_vectors(get(), list(spec.sets), **spec.options())
+        if not quiet:
+            print(f"evaluation of {label}:\n{format_evaluation(results[label])}")
+    if not sources and not quiet:
+        print("evaluate: no word vectors to score (no embedder of this recipe produces them, and evaluate.vectors "
+              "names none)")
+    atomic_write_json(out_dir / "evaluation.json", results)
+    return results
 
 
 def summary_table(result: RunResult) -> str:
@@ -194,7 +221,8 @@ def summary_table(result: RunResult) -> str:
                      f(m["fertility"], ".3f"), f(m["unk_rate"], ".2%"), f(m["round_trip"], ".1%"),
                      f(speed, ".2f")])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths)))]
+    lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths)))] \
+        if rows else []
     for r in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     for label, arrays in result.arrays.items():

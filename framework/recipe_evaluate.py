@@ -1,0 +1,202 @@
+"""The ``evaluate:`` section of a recipe: word-vector evaluation sets, read by dataset name, and the vectors to score.
+
+```yaml
+evaluate:
+  sets: [wordsim353, simlex999, google_analogy]   # word_pairs and analogies datasets (``tokembed data list``)
+  restrict_vocab: 30000                           # analogies: only the 30,000 most frequent words (gensim's rule)
+  vectors:                                        # pretrained vectors to score beside the recipe's own
+    glove50: {dataset: glove_6b_50d}
+    mine: {path: vectors.bin, binary: true, limit: 200000}
+```
+The short form ``evaluate: [wordsim353, simlex999]`` names the sets only. Every set and every vector source must be
+fetched (or exist) before any work; a missing one is a problem that gives the ``tokembed data fetch`` command.
+Embedders that produce word vectors (an attribute ``wv_`` holding :class:`~tokembed.keyedvectors.KeyedVectors`)
+are evaluated too. Private to :mod:`tokembed.recipe`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+from .recipe_corpus import dataset_location
+from .recipe_types import INVALID, Constraint, coerce
+from .recipe_yaml import Problems, describe_node, did_you_mean, join_path, mapping_items
+
+__all__ = ["EvaluateSpec", "VectorsSpec", "check_evaluate", "EVALUATE_KEYS"]
+
+EVALUATE_KEYS = ("sets", "restrict_vocab", "pairs_restrict_vocab", "case_insensitive", "vectors")
+_SET_KINDS = ("word_pairs", "analogies")
+_VECTOR_KEYS = ("dataset", "path", "binary", "limit")
+_AT_LEAST_ONE = Constraint.parse(">= 1")
+
+
+@dataclass(frozen=True)
+class VectorsSpec:
+    """Pretrained vectors to evaluate: a ``vectors`` dataset or a word2vec file (text, or binary)."""
+
+    label: str
+    source: str  # "dataset" or "path"
+    value: str
+    location: Path | None
+    binary: bool | None = None
+    limit: int | None = None
+
+    def load(self) -> Any:
+        """The vectors as :class:`~tokembed.keyedvectors.KeyedVectors`."""
+        from .keyedvectors import load_vectors
+
+        target = self.value if self.source == "dataset" else str(self.location)
+        return load_vectors(target, binary=self.binary, limit=self.limit)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {self.source: self.value if self.source == "dataset" else str(self.location)}
+        if self.binary is not None:
+            out["binary"] = self.binary
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
+
+
+@dataclass(frozen=True)
+class EvaluateSpec:
+    """The ``evaluate:`` section: sets (dataset names), analogy vocabulary limit, vectors to score."""
+
+    sets: tuple[str, ...]
+    restrict_vocab: int | None = 30000
+    pairs_restrict_vocab: int | None = None
+    case_insensitive: bool = True
+    vectors: tuple[VectorsSpec, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "sets": list(self.sets),
+            "restrict_vocab": self.restrict_vocab,
+            "pairs_restrict_vocab": self.pairs_restrict_vocab,
+            "case_insensitive": self.case_insensitive,
+        }
+        if self.vectors:
+            out["vectors"] = {v.label: v.as_dict() for v in self.vectors}
+        return out
+
+    def options(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`tokembed.evaluation.evaluate_vectors`."""
+        return {"restrict_vocab": self.restrict_vocab, "pairs_restrict_vocab": self.pairs_restrict_vocab,
+                "case_insensitive": self.case_insensitive}
+
+
+def _sets(node: Node, path: str, problems: Problems) -> tuple[str, ...] | None:
+    if not isinstance(node, SequenceNode) or not node.value:
+        problems.add(node, path, f"expected a list of evaluation sets, e.g. [wordsim353, simlex999], "
+                                 f"got {describe_node(node)}")
+        return None
+    names: list[str] = []
+    ok = True
+    for i, item in enumerate(node.value):
+        where = join_path(path, i)
+        name = coerce(item, str, where, problems)
+        if name is INVALID:
+            ok = False
+            continue
+        if name in names:
+            problems.add(item, where, f"{name!r} is listed twice")
+            ok = False
+            continue
+        if dataset_location(name, item, where, problems, kinds=_SET_KINDS) is None:
+            ok = False
+        names.append(name)
+    return tuple(names) if ok else None
+
+
+def _vectors(node: Node, path: str, problems: Problems, base_dir: Path) -> tuple[VectorsSpec, ...] | None:
+    if not isinstance(node, MappingNode):
+        problems.add(node, path, f"expected a mapping of labels to {{dataset: NAME}} or {{path: FILE}}, "
+                                 f"got {describe_node(node)}")
+        return None
+    out: list[VectorsSpec] = []
+    ok = True
+    for label, _, vnode in mapping_items(node):
+        where = join_path(path, label)
+        if not isinstance(vnode, MappingNode):
+            problems.add(vnode, where, f"expected {{dataset: NAME}} or {{path: FILE}}, got {describe_node(vnode)}")
+            ok = False
+            continue
+        fields: dict[str, tuple[Node, Any]] = {}
+        for key, knode, fnode in mapping_items(vnode):
+            if key not in _VECTOR_KEYS:
+                problems.add(knode, join_path(where, key),
+                             f"unknown key.{did_you_mean(key, _VECTOR_KEYS)} Allowed: {', '.join(_VECTOR_KEYS)}")
+                ok = False
+                continue
+            hint = {"dataset": str, "path": str, "binary": bool | None, "limit": int | None}[key]
+            value = coerce(fnode, hint, join_path(where, key), problems, _AT_LEAST_ONE if key == "limit" else None)
+            ok = ok and value is not INVALID
+            fields[key] = (fnode, value)
+        sources = [k for k in ("dataset", "path") if k in fields]
+        if len(sources) != 1:
+            problems.add(vnode, where, "give exactly one of dataset: NAME or path: FILE")
+            ok = False
+            continue
+        source = sources[0]
+        fnode, value = fields[source]
+        if value is INVALID:
+            continue
+        if source == "dataset":
+            location = dataset_location(value, fnode, join_path(where, "dataset"), problems, kinds=("vectors",))
+            if location is None:
+                ok = False
+                continue
+            location = location or None
+        else:
+            location = Path(value).expanduser()
+            if not location.is_absolute():
+                location = base_dir / location
+            if not location.exists():
+                problems.add(fnode, join_path(where, "path"), f"no such file or folder: {value}")
+                ok = False
+                continue
+        binary = fields.get("binary", (None, None))[1]
+        limit = fields.get("limit", (None, None))[1]
+        out.append(VectorsSpec(label, source, value, location, binary, limit))
+    return tuple(out) if ok else None
+
+
+def check_evaluate(node: Node, problems: Problems, base_dir: Path) -> EvaluateSpec | None:
+    """The ``evaluate:`` section as an :class:`EvaluateSpec`, or None after recording its problems."""
+    path = "evaluate"
+    if isinstance(node, SequenceNode):
+        sets = _sets(node, path, problems)
+        return EvaluateSpec(sets) if sets is not None else None
+    if not isinstance(node, MappingNode):
+        problems.add(node, path, "expected a list of evaluation sets or a mapping with sets:, got "
+                                 f"{describe_node(node)}")
+        return None
+    values: dict[str, Any] = {}
+    ok = True
+    for key, knode, vnode in mapping_items(node):
+        where = join_path(path, key)
+        if key == "sets":
+            values["sets"] = _sets(vnode, where, problems)
+            ok = ok and values["sets"] is not None
+        elif key == "vectors":
+            values["vectors"] = _vectors(vnode, where, problems, base_dir)
+            ok = ok and values["vectors"] is not None
+        elif key in ("restrict_vocab", "pairs_restrict_vocab"):
+            values[key] = coerce(vnode, int | None, where, problems, _AT_LEAST_ONE)
+            ok = ok and values[key] is not INVALID
+        elif key == "case_insensitive":
+            values[key] = coerce(vnode, bool, where, problems)
+            ok = ok and values[key] is not INVALID
+        else:
+            problems.add(knode, where, f"unknown key.{did_you_mean(key, EVALUATE_KEYS)} "
+                                       f"Allowed: {', '.join(EVALUATE_KEYS)}")
+            ok = False
+    if "sets" not in values:
+        problems.add(node, join_path(path, "sets"), "missing: the evaluation sets, e.g. [wordsim353, simlex999]")
+        return None
+    if not ok:
+        return None
+    return EvaluateSpec(**values)
