@@ -506,7 +506,7 @@ def test_stage_must_be_a_mapping_with_a_type(reg):
 
 def test_empty_sections_mean_nothing_to_do(reg):
     assert problems("corpus: {builtin: moby-dick}\ntokenizers:\nembedders: {}\n", reg) == [
-        "r.yaml:1:1: nothing to do: add tokenizers:, vectorizers: or embedders:"]
+        "r.yaml:1:1: nothing to do: add tokenizers:, vectorizers:, embedders: or evaluate:"]
     assert problems("tokenizers: {c: {type: char}}\n", reg) == [
         "r.yaml:1:1: corpus: missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} or {dataset: NAME}"]
 
