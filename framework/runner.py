@@ -208,7 +208,7 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: _Timer, quiet: bool
 
 def summary_table(result: RunResult) -> str:
     """The summary printed at the end of a run: one row per tokenizer, then the embedded batches."""
-    headers = ["tokenizer", "type", "vocab", "tokens", "chars/token", "fertility", "unk rate", "round trip", "MB/s"]
+    headers = ["tokenizer", "type", "vocab", "tokens", "chars/token", "fertility", "unk rate", "round trip", "eval MB/s"]
     rows = []
     for label, m in result.metrics.items():
         tok = result.tokenizers[label]

@@ -6,13 +6,19 @@ Every stage has a ``name``, a JSON-able ``spec`` from which :func:`build_pre_tok
 ``str``) indices.
 
 The character-class pre-tokenizers (``whitespace_split``, ``word_punct``, ``bert``) classify each code point once
-through a lazily filled lookup table and take the runs with NumPy, so no Python loop runs per character; a
-Numba scanner can later replace ``_spans`` without changing this API.
+through a lazily filled lookup table and take the runs with NumPy, so no Python loop runs per character; ``gpt2``
+uses ``regex.findall``. That is the reference path (``_spans``). Long texts go to the Numba scanner of
+:mod:`tokembed.text.fast` instead, which gives the same spans: texts of at least :data:`FAST_MIN_CHARS` code points
+once its kernels are loaded in the process (by ``tokembed.text.fast.warmup()``, ``count_words`` or an earlier
+long text), and texts of at least :data:`FAST_LOAD_MIN_CHARS` in any case, since loading the kernels costs about
+0.5 s (and compiling them, with a cold Numba cache, about 2.5 s). It is skipped when numba is not importable or
+``TOKEMBED_PURE_PYTHON=1`` is set, and custom stages (``regex``) never use it.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 import unicodedata
 from typing import Any, ClassVar
 
@@ -39,6 +45,22 @@ __all__ = [
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: The pattern of Hugging Face's ``Whitespace`` pre-tokenizer; ``word_punct`` gives exactly its matches.
 WORD_PUNCT_PATTERN = r"\w+|[^\w\s]+"
+#: Texts with at least this many code points are scanned by the Numba kernels (:func:`tokembed.text.fast.fast_spans`)
+#: once they are loaded; shorter ones take the reference path, which is about as fast there.
+FAST_MIN_CHARS = 20_000
+#: Texts with at least this many code points load the Numba kernels if they are not loaded yet: about where the
+#: time saved on ``gpt2`` pays for loading them from Numba's cache.
+FAST_LOAD_MIN_CHARS = 2_000_000
+
+
+def _use_fast(n_chars: int) -> bool:
+    """True if a text of ``n_chars`` code points should try the Numba scanner (see the module docstring)."""
+    if n_chars < FAST_MIN_CHARS:
+        return False
+    if n_chars >= FAST_LOAD_MIN_CHARS:
+        return True
+    fast = sys.modules.get("tokembed.text.fast")
+    return fast is not None and fast.kernels_loaded()
 
 
 class PreTokenizer:
@@ -70,6 +92,12 @@ class PreTokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"{type(self).__name__} expects str, got {type(text).__name__}")
+        if _use_fast(len(text)):
+            from tokembed.text.fast import fast_spans
+
+            spans = fast_spans(self, text)
+            if spans is not None:
+                return spans
         return self._spans(text)
 
     def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
@@ -156,6 +184,8 @@ class GPT2(PreTokenizer):
     def pre_tokenize(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         if not isinstance(text, str):
             raise TypeError(f"{type(self).__name__} expects str, got {type(text).__name__}")
+        if _use_fast(len(text)):
+            return super().pre_tokenize(text)
         pieces = _GPT2.findall(text)
         ends = list(itertools.accumulate(map(len, pieces)))
         return list(zip(pieces, zip([0, *ends[:-1]], ends)))

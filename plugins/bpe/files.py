@@ -1,0 +1,449 @@
+"""BPE file formats: GPT-2 ``vocab.json`` + ``merges.txt``, tiktoken rank files, Hugging Face ``tokenizer.json``.
+
+Readers return plain data (token strings in id order, merges as string pairs); the tokenizer class builds itself
+from it. Every problem with a file raises :class:`~tokembed.errors.ArtifactError` naming the file (and the line).
+
+Formats
+-------
+``vocab.json``
+    ``{"token": id, ...}``; ids must be exactly ``0 .. n-1``.
+``merges.txt`` (GPT-2, subword-nmt, Hugging Face)
+    An optional first line starting with ``#version``, then one merge per line, rank = order. Each line is split
+    on the ASCII space after removing ``\\r``, ``\\n`` and ASCII spaces at both ends (never on other whitespace:
+    ``"\\u00a0 e"`` is the pair ``("\\u00a0", "e")``); empty lines are skipped. A line with other than two fields is
+    an error naming its line number; a repeated pair keeps its first rank, with a warning.
+tiktoken ranks (``gpt2.tiktoken``, ``cl100k_base.tiktoken``)
+    One ``<base64 of the token's bytes> <rank>`` per line; ranks must be ``0 .. n-1``. Merges are recovered by
+    running byte-pair encoding on each token's bytes with only the lower ranks, which must end in exactly two
+    parts (the conversion Hugging Face and tiktoken's own tests use).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import warnings
+from typing import Any
+
+from tokembed.errors import ArtifactError, TokembedError
+from tokembed.io import atomic_write_json, atomic_write_text, read_json
+from tokembed.text.pre_tokenizers import GPT2_PATTERN
+
+from .bytelevel import BYTE_CHARS, bytes_to_token
+
+__all__ = [
+    "read_vocab_json",
+    "read_merges_txt",
+    "parse_merge_lines",
+    "write_vocab_merges",
+    "read_tiktoken",
+    "ranks_to_merges",
+    "read_hf_json",
+    "write_hf_json",
+    "DuplicateMergeWarning",
+]
+
+
+class DuplicateMergeWarning(UserWarning):
+    """A merges file lists the same pair twice; the first rank is kept."""
+
+
+def _read_text(path: str | os.PathLike) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ArtifactError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ArtifactError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _read_json(path: str | os.PathLike) -> Any:
+    return read_json(path, what="JSON")
+
+
+def check_contiguous(ids: dict[str, int], source: str) -> list[str]:
+    """Tokens in id order; ids must be distinct ints covering exactly ``0 .. n-1``."""
+    out: list[str | None] = [None] * len(ids)
+    for tok, i in ids.items():
+        if not isinstance(tok, str) or isinstance(i, bool) or not isinstance(i, int):
+            raise ArtifactError(f"{source}: vocabulary entries must map str to int, got {tok!r}: {i!r}")
+        if not 0 <= i < len(ids) or out[i] is not None:
+            raise ArtifactError(f"{source}: vocabulary ids must be exactly 0 .. {len(ids) - 1} (no gap, no repeat); "
+                                f"{tok!r} has id {i}")
+        out[i] = tok
+    return out  # type: ignore[return-value]
+
+
+def read_vocab_json(path: str | os.PathLike) -> list[str]:
+    """Tokens of a ``vocab.json`` in id order.
+
+    Raises
+    ------
+    ArtifactError
+        If the file is missing, not a JSON object of str -> int, or the ids are not exactly ``0 .. n-1``.
+    """
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise ArtifactError(f"{path}: a vocab.json must hold an object token -> id")
+    return check_contiguous(data, str(path))
+
+
+def parse_merge_lines(lines: list[str], source: str, first_line: int = 1, header: bool = True
+                      ) -> list[tuple[str, str]]:
+    """Merges from the lines of a merges file (rules in the module docstring).
+
+    ``first_line`` is the number given to ``lines[0]`` in messages; ``header`` allows a ``#version`` first line.
+
+    Raises
+    ------
+    ArtifactError
+        For a line that does not hold exactly two symbols, naming ``source`` and the line number.
+
+    Warns
+    -----
+    DuplicateMergeWarning
+        For a repeated pair (its first rank is kept).
+    """
+    merges: list[tuple[str, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for n, line in enumerate(lines, first_line):
+        body = line.strip("\r\n ")
+        if not body or (header and n == first_line and body.startswith("#version")):
+            continue
+        fields = body.split(" ")
+        if len(fields) != 2 or not all(fields):
+            raise ArtifactError(f"{source}:{n}: a merge line holds two symbols separated by one space; got "
+                                f"{len(fields)} fields in {line!r}")
+        pair = (fields[0], fields[1])
+        if pair in seen:
+            warnings.warn(f"{source}:{n}: the merge {pair!r} repeats line {seen[pair]}; its first rank is kept",
+                          DuplicateMergeWarning, stacklevel=3)
+            continue
+        seen[pair] = n
+        merges.append(pair)
+    return merges
+
+
+def read_merges_txt(path: str | os.PathLike) -> list[tuple[str, str]]:
+    """Merges of a ``merges.txt``, in rank order (rules in the module docstring).
+
+    Raises
+    ------
+    ArtifactError
+        If the file cannot be read or a line does not hold exactly two symbols (the message names the line).
+    """
+    return parse_merge_lines(_read_text(path).split("\n"), str(path))
+
+
+def write_vocab_merges(vocab: list[str], merges: list[tuple[str, str]], vocab_path: str | os.PathLike,
+                       merges_path: str | os.PathLike) -> None:
+    """Write ``vocab.json`` and ``merges.txt`` (with a ``#version: 0.2`` header), each atomically.
+
+    Raises
+    ------
+    TokembedError
+        If a merged symbol contains an ASCII space, ``\\r`` or ``\\n`` (the format could not read it back).
+    """
+    for a, b in merges:
+        for sym in (a, b):
+            if not sym or any(c in sym for c in " \r\n"):
+                raise TokembedError(f"bpe: the merge ({a!r}, {b!r}) holds a symbol with a space or line break, "
+                                    "which merges.txt cannot represent; save as .tokembed.json or tokenizer.json")
+    atomic_write_json(vocab_path, {t: i for i, t in enumerate(vocab)})
+    atomic_write_text(merges_path, "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
+
+
+def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
+    """Ranks of a tiktoken file: token bytes -> rank.
+
+    Raises
+    ------
+    ArtifactError
+        If a line is not ``<base64> <int>`` (naming it), or the ranks are not exactly ``0 .. n-1``.
+    """
+    ranks: dict[bytes, int] = {}
+    for n, line in enumerate(_read_text(path).split("\n"), 1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        try:
+            if len(fields) != 2:
+                raise ValueError
+            token = base64.b64decode(fields[0], validate=True)
+            rank = int(fields[1])
+        except ValueError:
+            raise ArtifactError(f"{path}:{n}: expected '<base64 token> <rank>', got {line[:80]!r}") from None
+        if token in ranks:
+            raise ArtifactError(f"{path}:{n}: the token {token!r} appears twice")
+        ranks[token] = rank
+    if sorted(ranks.values()) != list(range(len(ranks))):
+        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(ranks) - 1}")
+    return ranks
+
+
+def ranks_to_merges(ranks: dict[bytes, int], source: str = "<ranks>") -> list[tuple[bytes, bytes]]:
+    """The merge that creates each token of two or more bytes, in rank order.
+
+    Each token's bytes are encoded with the merges of lower rank (lowest rank first, tiktoken's rule); the two
+    parts left are its merge.
+
+    Raises
+    ------
+    ArtifactError
+        If a single byte is missing from the ranks or a token does not end in exactly two parts.
+    """
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ArtifactError(f"{source}: the single byte {bytes([missing[0]])!r} has no rank (byte-level ranks "
+                            "must hold all 256 bytes)")
+    merges: list[tuple[bytes, bytes]] = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) < 2:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best, at = rank, -1
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < best:
+                    best, at = r, i
+            if at < 0:
+                break
+            parts[at:at + 2] = [parts[at] + parts[at + 1]]
+        if len(parts) != 2:
+            raise ArtifactError(f"{source}: the token {token!r} (rank {rank}) cannot be built from two tokens of "
+                                "lower rank")
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+# -- Hugging Face tokenizer.json --------------------------------------------------------------------------------------
+_HF_NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase",
+                   "StripAccents": "strip_accents"}
+_OUR_NORMALIZERS = {v: k for k, v in _HF_NORMALIZERS.items()}
+_HF_SPLITS = {"Whitespace": "word_punct", "WhitespaceSplit": "whitespace_split", "BertPreTokenizer": "bert"}
+_OUR_SPLITS = {v: k for k, v in _HF_SPLITS.items()}
+
+
+def _byte_level_stage(pre_tokenizer: Any, add_prefix_space: bool = False) -> dict:
+    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True,
+            "use_regex": pre_tokenizer == "gpt2"}
+
+
+def hf_normalizer(spec: Any, source: str) -> Any:
+    if spec is None:
+        return None
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if kind == "Sequence":
+        return [hf_normalizer(s, source) for s in spec.get("normalizers", [])]
+    if kind in _HF_NORMALIZERS:
+        return _HF_NORMALIZERS[kind]
+    raise TokembedError(f"{source}: normalizer {kind!r} has no tokembed equivalent; pass normalizer=... to "
+                        "from_hf_json to choose one")
+
+
+def hf_pre_tokenizer(spec: Any, source: str) -> tuple[bool, Any]:
+    """(byte_level, our pre-tokenizer spec) of a Hugging Face pre-tokenizer."""
+    if spec is None:
+        return False, None
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if kind == "ByteLevel":
+        if spec.get("add_prefix_space"):
+            raise TokembedError(f"{source}: ByteLevel with add_prefix_space=true is not supported")
+        return True, ("gpt2" if spec.get("use_regex", True) else None)
+    if kind in _HF_SPLITS:
+        return False, _HF_SPLITS[kind]
+    if kind == "Split":
+        pattern = (spec.get("pattern") or {}).get("Regex")
+        if pattern == GPT2_PATTERN and spec.get("behavior") == "Isolated" and not spec.get("invert"):
+            return False, "gpt2"
+        if pattern is not None and spec.get("behavior") == "Removed" and spec.get("invert"):
+            return False, {"type": "regex", "pattern": pattern}
+    if kind == "Sequence":
+        stages = spec.get("pretokenizers") or []
+        if len(stages) == 2 and (stages[1] or {}).get("type") == "ByteLevel":
+            last_byte, last = hf_pre_tokenizer(stages[1], source)
+            if last is None:
+                return True, hf_pre_tokenizer(stages[0], source)[1]
+        if len(stages) == 1:
+            return hf_pre_tokenizer(stages[0], source)
+    raise TokembedError(f"{source}: pre-tokenizer {json.dumps(spec)[:200]} has no tokembed equivalent; pass "
+                        "pre_tokenizer=... to from_hf_json to choose one")
+
+
+def read_hf_json(path: str | os.PathLike) -> dict[str, Any]:
+    """The BPE model of a Hugging Face ``tokenizer.json`` and the matching tokembed parameters.
+
+    Returns
+    -------
+    dict
+        ``vocab`` (tokens in id order, added tokens included), ``merges`` (string pairs), ``specials`` (added
+        tokens marked special), and ``params``: ``byte_level``, ``pre_tokenizer``, ``normalizer``,
+        ``unk_token``, ``end_of_word_suffix``, ``continuing_subword_prefix``, ``dropout`` (what tokembed can
+        mirror; a stage it cannot raises TokembedError when the caller has not chosen one).
+
+    Raises
+    ------
+    ArtifactError
+        If the file is not a tokenizer.json with a BPE model, or its ids are not ``0 .. n-1``.
+    """
+    data = _read_json(path)
+    source = str(path)
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type", "BPE") != "BPE" or "merges" not in model:
+        raise ArtifactError(f"{source}: not a Hugging Face tokenizer.json with a BPE model")
+    unsupported = [k for k in ("ignore_merges", "byte_fallback", "fuse_unk") if model.get(k)]
+    if unsupported:
+        raise TokembedError(f"{source}: the BPE model sets {', '.join(unsupported)}, which tokembed does not mirror")
+    ids = dict(model.get("vocab") or {})
+    specials = []
+    for added in data.get("added_tokens") or []:
+        tok, i = added.get("content"), added.get("id")
+        if tok in ids and ids[tok] != i:
+            raise ArtifactError(f"{source}: added token {tok!r} has id {i} but the model gives it {ids[tok]}")
+        ids[tok] = i
+        if added.get("special"):
+            specials.append(tok)
+    vocab = check_contiguous(ids, source)
+    raw = model.get("merges") or []
+    if raw and isinstance(raw[0], str):
+        merges = parse_merge_lines(raw, f"{source} (model.merges entry)", first_line=0, header=False)
+    else:
+        merges = []
+        seen: dict[tuple[str, str], int] = {}
+        for n, pair in enumerate(raw):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+                raise ArtifactError(f"{source}: model.merges[{n}] is not a pair of strings: {pair!r}")
+            key = (pair[0], pair[1])
+            if key in seen:
+                warnings.warn(f"{source}: model.merges[{n}] repeats model.merges[{seen[key]}] {key!r}; its first "
+                              "rank is kept", DuplicateMergeWarning, stacklevel=3)
+                continue
+            seen[key] = n
+            merges.append(key)
+    return {
+        "vocab": vocab, "merges": merges, "specials": specials,
+        "pre_tokenizer_spec": data.get("pre_tokenizer"), "normalizer_spec": data.get("normalizer"),
+        "decoder": data.get("decoder"),
+        "params": {"unk_token": model.get("unk_token"), "end_of_word_suffix": model.get("end_of_word_suffix") or None,
+                   "continuing_subword_prefix": model.get("continuing_subword_prefix") or None,
+                   "dropout": model.get("dropout")},
+    }
+
+
+def _our_normalizer(spec: Any) -> Any:
+    if spec is None or spec == "identity":
+        return None
+    if isinstance(spec, list):
+        return {"type": "Sequence", "normalizers": [_our_normalizer(s) for s in spec]}
+    if spec in _OUR_NORMALIZERS:
+        return {"type": _OUR_NORMALIZERS[spec]}
+    if spec == "bert_clean":
+        return {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": False, "strip_accents": False,
+                "lowercase": False}
+    raise TokembedError(f"bpe: the normalizer {spec!r} has no Hugging Face equivalent")
+
+
+def _our_pre_tokenizer(spec: Any, byte_level: bool) -> Any:
+    if byte_level:
+        if spec in ("gpt2", None, "identity"):
+            return _byte_level_stage(spec)
+        return {"type": "Sequence", "pretokenizers": [_our_pre_tokenizer(spec, False), _byte_level_stage(None)]}
+    if spec is None or spec == "identity":
+        return None
+    if spec in _OUR_SPLITS:
+        return {"type": _OUR_SPLITS[spec]}
+    if spec == "gpt2":
+        return {"type": "Split", "pattern": {"Regex": GPT2_PATTERN}, "behavior": "Isolated", "invert": False}
+    if isinstance(spec, dict) and spec.get("type") == "regex":
+        return {"type": "Split", "pattern": {"Regex": spec["pattern"]}, "behavior": "Removed", "invert": True}
+    raise TokembedError(f"bpe: the pre-tokenizer {spec!r} has no Hugging Face equivalent")
+
+
+def write_hf_json(path: str | os.PathLike, *, vocab: list[str], merges: list[tuple[str, str]], specials: list[str],
+                  byte_level: bool, pre_tokenizer: Any, normalizer: Any, unk_token: str | None,
+                  end_of_word_suffix: str | None, continuing_subword_prefix: str | None) -> None:
+    """Write a Hugging Face ``tokenizer.json`` (BPE model, merges as pairs) atomically.
+
+    Raises
+    ------
+    TokembedError
+        If a text stage has no Hugging Face equivalent.
+    """
+    if byte_level:
+        decoder: Any = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    elif end_of_word_suffix:
+        decoder = {"type": "BPEDecoder", "suffix": end_of_word_suffix}
+    elif continuing_subword_prefix:
+        decoder = {"type": "WordPiece", "prefix": continuing_subword_prefix, "cleanup": False}
+    else:
+        decoder = {"type": "Fuse"}
+    ids = {t: i for i, t in enumerate(vocab)}
+    data = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [{"id": ids[s], "content": s, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for s in specials],
+        "normalizer": _our_normalizer(normalizer),
+        "pre_tokenizer": _our_pre_tokenizer(pre_tokenizer, byte_level),
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {"type": "BPE", "dropout": None, "unk_token": None if byte_level else unk_token,
+                  "continuing_subword_prefix": continuing_subword_prefix, "end_of_word_suffix": end_of_word_suffix,
+                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False, "vocab": ids,
+                  "merges": [[a, b] for a, b in merges]},
+    }
+    atomic_write_json(path, data)
+
+
+def tiktoken_vocab(ranks: dict[bytes, int]) -> list[str]:
+    """Byte-level token strings in rank order."""
+    vocab = [""] * len(ranks)
+    for token, rank in ranks.items():
+        vocab[rank] = bytes_to_token(token)
+    return vocab
+
+
+# -- what the tokenizer's constructors read ---------------------------------------------------------------------------
+Parts = tuple[list[str], list[tuple[str, str]], list[str], dict[str, Any]]
+
+
+def tiktoken_parts(path: str | os.PathLike, pattern: str, special_tokens: Any) -> Parts:
+    """Vocabulary (ranks as ids, then the special tokens), merges, specials and parameters of a tiktoken file."""
+    ranks = read_tiktoken(path)
+    merges = [(bytes_to_token(a), bytes_to_token(b)) for a, b in ranks_to_merges(ranks, str(path))]
+    specials = list(special_tokens)
+    pre = "gpt2" if pattern == GPT2_PATTERN else {"type": "regex", "pattern": pattern}
+    return tiktoken_vocab(ranks) + specials, merges, specials, {"byte_level": True, "pre_tokenizer": pre}
+
+
+def vocab_merges_parts(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike, byte_level: bool | None,
+                       special_tokens: Any) -> Parts:
+    """Vocabulary, merges, specials and parameters of a ``vocab.json`` + ``merges.txt`` pair (defaults: byte
+    level when all 256 byte symbols are in the vocabulary; ``<|endoftext|>`` special if present)."""
+    vocab = read_vocab_json(vocab_json)
+    merges = read_merges_txt(merges_txt)
+    present = set(vocab)
+    if byte_level is None:
+        byte_level = all(c in present for c in BYTE_CHARS)
+    if special_tokens is None:
+        special_tokens = [t for t in ("<|endoftext|>",) if t in present]
+    return vocab, merges, list(special_tokens), {"byte_level": byte_level}
+
+
+def hf_json_parts(path: str | os.PathLike, params: dict[str, Any]) -> Parts:
+    """Vocabulary, merges, specials and parameters of a ``tokenizer.json``; ``params`` override what the file says
+    (a stage given there is not translated, so a stage tokembed cannot mirror can be replaced)."""
+    info = read_hf_json(path)
+    found = dict(info["params"])
+    if "pre_tokenizer" not in params or "byte_level" not in params:
+        found["byte_level"], found["pre_tokenizer"] = hf_pre_tokenizer(info["pre_tokenizer_spec"], str(path))
+    if "normalizer" not in params:
+        found["normalizer"] = hf_normalizer(info["normalizer_spec"], str(path))
+    found.update(params)
+    if found.get("byte_level"):
+        found["unk_token"] = None
+    return info["vocab"], info["merges"], info["specials"], found

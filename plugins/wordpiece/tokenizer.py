@@ -1,0 +1,530 @@
+"""WordPiece: BERT's tokenizer, trained by likelihood or frequency, encoding greedy longest-match-first."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
+
+import numpy as np
+
+from tokembed.components import Tokenizer
+from tokembed.encoding import BatchEncoding, Encoding
+from tokembed.errors import CorpusError, TokembedError
+from tokembed.postprocess import EncodeOptions
+
+from . import files
+from ._charmap import char_map
+from ._encode import VocabModel, batch_encodings, encode_texts
+
+__all__ = ["WordPieceTokenizer", "BERT_SPECIAL_TOKENS"]
+
+#: BERT's special tokens, the default ``special_tokens``.
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+SCORINGS = ("likelihood", "frequency")
+
+# Hugging Face's WordPiece decoder cleanup (tokenizers/src/decoders/wordpiece.rs), applied to each token.
+_CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+            (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+class WordPieceTokenizer(Tokenizer):
+    """WordPiece, the subword tokenizer of BERT: trained by likelihood or frequency, encoded as BERT encodes.
+
+    Training counts the words of the corpus after normalization and pre-tokenization, splits them into base
+    symbols (each character; ``##`` + character after the first position), and merges adjacent symbols again and
+    again with the incremental Numba loop of ``tokembed.plugins._subword`` until the vocabulary has
+    ``vocab_size`` entries:
+
+    - ``scoring="likelihood"`` (the WordPiece criterion; Schuster & Nakajima 2012, Wu et al. 2016): the pair that
+      most increases the likelihood of a unigram model of the training data, ``score(a, b) = count(ab) /
+      (count(a) * count(b))``, compared exactly (cross-multiplied in 192-bit integers, no overflow); ties go to
+      the higher pair count, then to the smallest ``(left id, right id)``;
+    - ``scoring="frequency"``: the most frequent pair, which is what Hugging Face's ``WordPieceTrainer`` does (its
+      BPE trainer with a ``##`` prefix); ties as above.
+
+    Base symbol ids: special tokens, initial characters in code-point order, then ``##`` characters in code-point
+    order; each merge takes the next id (so the result never depends on input order). A merged token is
+    ``left + right`` without ``right``'s prefix; a string spelled by two merges is kept once.
+
+    Encoding is BERT's (Devlin et al. 2019, google-research/bert ``tokenization.py``; Hugging Face
+    ``BertWordPieceTokenizer``): the normalizer (``clean_text``, ``handle_chinese_chars``, ``strip_accents``,
+    ``lowercase``), the split at whitespace and punctuation (each punctuation mark and CJK ideograph a piece), then
+    for each piece greedy longest-match-first: the longest vocabulary token that starts the piece, then
+    repeatedly the longest ``##`` token that continues it. A piece with no complete segmentation, or longer than
+    ``max_input_chars_per_word`` characters, becomes one ``unk_token`` spanning the whole piece. All of it runs in
+    one Numba kernel over the texts.
+
+    Parameters
+    ----------
+    vocab_size : int, default 30000
+        Size of the trained vocabulary, special tokens and alphabet included (the alphabet is never cut to fit:
+        use ``limit_alphabet``). Smaller when no pair is left to merge. Ignored when ``vocab`` is given.
+    min_frequency : int, default 2
+        Smallest pair count that may be merged (0 and 1 both allow every pair that occurs), Hugging Face's
+        ``min_frequency`` (the default of its ``BertWordPieceTokenizer.train`` and of tokembed's BPE). Likelihood
+        scoring favours pairs of rare symbols, so a pair seen once would otherwise be merged early.
+    special_tokens : sequence of str, default ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+        Special tokens of a trained vocabulary, after ``pad_token`` and ``unk_token``. Never produced from text:
+        typed in a text they are plain text unless ``encode(..., allowed_special=...)`` lists them.
+    limit_alphabet : int, optional
+        Keep only the most frequent characters (ties: the smaller code point); a character left out splits the
+        training words it occurs in, and a word holding it encodes as ``unk_token``.
+    continuing_subword_prefix : str, default "##"
+        Marks a token that continues a word.
+    scoring : {"likelihood", "frequency"}, default "likelihood"
+        Merge criterion (see above).
+    vocab : str, dict or None, default None
+        Load this vocabulary in ``fit`` instead of training: a path to a ``vocab.txt`` (ids are line numbers) or
+        to a Hugging Face ``tokenizer.json``, relative paths being relative to the working directory, or
+        ``{"dataset": NAME}`` for a dataset of ``tokembed data`` (``{"dataset": "bert_uncased_vocab"}`` is
+        bert-base-uncased). Special tokens missing from the file are added after its last entry.
+    lowercase : bool, default True
+        Lowercase character by character (BERT uncased).
+    strip_accents : bool or None, default None
+        Decompose (NFD) and drop nonspacing marks (category Mn); None follows ``lowercase`` (BERT's rule).
+    clean_text : bool, default True
+        Drop NUL, U+FFFD and control, format, private-use and surrogate characters; map whitespace to a space.
+    handle_chinese_chars : bool, default True
+        Each CJK ideograph is a piece by itself.
+    unk_token : str or None, default "[UNK]"
+        Token of a piece with no segmentation; None makes such a piece an error.
+    pad_token : str or None, default "[PAD]"
+        Padding token.
+    max_input_chars_per_word : int, default 100
+        Longer pieces (in characters after normalization) become one ``unk_token``.
+    post_processor : dict, optional
+        Template of the special tokens added around a text, e.g. ``{"single": "[CLS] $A [SEP]", "pair":
+        "[CLS] $A [SEP] $B:1 [SEP]:1"}`` (the ``bert-wordpiece`` preset's); None adds nothing.
+    show_progress : bool, default True
+        Show a progress bar of the merges (only on a terminal).
+    seed : int, default 0
+        Accepted like every trainer's; training and encoding are deterministic.
+
+    Notes
+    -----
+    Offsets are code-point spans into the original text: a token spans from the first to the last original
+    character its characters came from; characters removed by normalization (accents, control characters)
+    belong to no token, as in Hugging Face. ``decode`` is Hugging Face's WordPiece decoder: tokens joined by
+    spaces, the ``##`` tokens glued to the one before, then its cleanup (``" ."`` -> ``"."``, ``" n't"`` ->
+    ``"n't"``, ...). Differences from Hugging Face are listed in ``docs/wordpiece.md``.
+    """
+
+    name: ClassVar[str] = "wordpiece"
+
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
+        limit_alphabet: int | None = None,
+        continuing_subword_prefix: str = "##",
+        scoring: Literal["likelihood", "frequency"] = "likelihood",
+        vocab: str | dict | None = None,
+        lowercase: bool = True,
+        strip_accents: bool | None = None,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        unk_token: str | None = "[UNK]",
+        pad_token: str | None = "[PAD]",
+        max_input_chars_per_word: int = 100,
+        post_processor: dict | None = None,
+        show_progress: bool = True,
+        seed: int = 0,
+    ):
+        self.vocab_size = vocab_size
+        self.min_frequency = min_frequency
+        self.special_tokens = special_tokens
+        self.limit_alphabet = limit_alphabet
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.scoring = scoring
+        self.vocab = vocab
+        self.lowercase = lowercase
+        self.strip_accents = strip_accents
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.unk_token = unk_token
+        self.pad_token = pad_token
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self.post_processor = post_processor
+        self.show_progress = show_progress
+        self.seed = seed
+
+    # -- parameters -----------------------------------------------------------------------------------------------
+    @classmethod
+    def _planned_specials(cls, params: dict[str, Any]) -> list[str]:
+        out: list[str] = []
+        for tok in [params.get("pad_token", "[PAD]"), params.get("unk_token", "[UNK]"),
+                    *(params.get("special_tokens", BERT_SPECIAL_TOKENS) or ())]:
+            if tok is not None and tok not in out:
+                out.append(tok)
+        return out
+
+    @classmethod
+    def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
+        """Ids of the special tokens: ``pad_token``, ``unk_token``, then ``special_tokens`` for a trained
+        vocabulary; with ``vocab`` set, the ids in that file (read now; ``{}`` if it cannot be read yet)."""
+        specials = cls._planned_specials(params)
+        if params.get("vocab") is None:
+            return {tok: i for i, tok in enumerate(specials)}
+        try:
+            tokens = cls._read_vocab(params["vocab"])
+        except TokembedError:
+            return {}
+        index = {tok: i for i, tok in enumerate(tokens)}
+        out = {}
+        for tok in specials:
+            out[tok] = index[tok] if tok in index else len(tokens) + len([t for t in out if t not in index])
+        return out
+
+    def _specials(self) -> list[str]:
+        return self._planned_specials(self.get_params())
+
+    def _resolved_strip(self) -> bool:
+        return bool(self.lowercase) if self.strip_accents is None else bool(self.strip_accents)
+
+    def _validate(self) -> None:
+        def bad(name: str, expected: str) -> TokembedError:
+            return TokembedError(f"wordpiece: {name} must be {expected}, got {getattr(self, name)!r}")
+
+        if not _is_int(self.vocab_size) or self.vocab_size < 1:
+            raise bad("vocab_size", "an int >= 1")
+        if not _is_int(self.min_frequency) or self.min_frequency < 0:
+            raise bad("min_frequency", "an int >= 0")
+        if self.limit_alphabet is not None and (not _is_int(self.limit_alphabet) or self.limit_alphabet < 0):
+            raise bad("limit_alphabet", "None or an int >= 0")
+        if not isinstance(self.continuing_subword_prefix, str):
+            raise bad("continuing_subword_prefix", "a str")
+        if self.scoring not in SCORINGS:
+            raise bad("scoring", f"one of {', '.join(map(repr, SCORINGS))}")
+        for name in ("lowercase", "clean_text", "handle_chinese_chars", "show_progress"):
+            if not isinstance(getattr(self, name), bool):
+                raise bad(name, "True or False")
+        if self.strip_accents is not None and not isinstance(self.strip_accents, bool):
+            raise bad("strip_accents", "None, True or False")
+        for name in ("unk_token", "pad_token"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise bad(name, "None or a non-empty str")
+        if isinstance(self.special_tokens, str) or not all(isinstance(t, str) and t for t in self.special_tokens):
+            raise bad("special_tokens", "a list of non-empty strings")
+        if not _is_int(self.max_input_chars_per_word) or self.max_input_chars_per_word < 1:
+            raise bad("max_input_chars_per_word", "an int >= 1")
+        if self.vocab is not None and not isinstance(self.vocab, (str, os.PathLike, dict)):
+            raise bad("vocab", "None, a path or {dataset: NAME}")
+        if not _is_int(self.seed):
+            raise bad("seed", "an int")
+
+    # -- training or loading --------------------------------------------------------------------------------------
+    @staticmethod
+    def _vocab_path(vocab: Any) -> Path:
+        if isinstance(vocab, dict):
+            if set(vocab) != {"dataset"} or not isinstance(vocab["dataset"], str):
+                raise TokembedError(f"wordpiece: vocab given as a mapping must be {{dataset: NAME}}, got {vocab!r}")
+            from tokembed.datasets import dataset_path
+
+            return Path(dataset_path(vocab["dataset"]))
+        return Path(vocab)
+
+    @classmethod
+    def _read_vocab(cls, vocab: Any) -> list[str]:
+        path = cls._vocab_path(vocab)
+        if path.suffix.lower() == ".json":
+            return files.read_hf_json(path)["vocab"]
+        return files.read_vocab_txt(path)
+
+    def fit(self, corpus: Iterable[str]) -> "WordPieceTokenizer":
+        """Train on ``corpus`` (an iterable of documents, read once, streamed in chunks), or, with ``vocab`` set,
+        load that vocabulary and ignore the corpus.
+
+        Raises
+        ------
+        CorpusError
+            If the corpus holds no word, or a document is not a str.
+        DataError
+            If ``vocab`` names a dataset that is not fetched (the message gives the command).
+        ArtifactError
+            If the ``vocab`` file is missing or malformed.
+        TokembedError
+            If a parameter is invalid.
+        """
+        self._validate()
+        specials = self._specials()
+        if self.vocab is not None:
+            tokens = self._read_vocab(self.vocab)
+            present = set(tokens)
+            tokens = tokens + [t for t in specials if t not in present]
+            self._set_vocab(tokens, specials)
+            return self
+        from ._train import count_words, learn_vocabulary
+
+        if isinstance(corpus, str):
+            corpus = [corpus]
+        cmap = char_map(self.lowercase, self._resolved_strip(), self.clean_text, self.handle_chinese_chars)
+        cps, offsets, counts = count_words(corpus, cmap, self.handle_chinese_chars)
+        if counts.size == 0:
+            raise CorpusError("wordpiece: the corpus holds no word (empty, or only whitespace)")
+        bar = None
+        if self.show_progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(desc="wordpiece merges", unit=" merges", mininterval=0.5, leave=False, disable=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            tokens, _ = learn_vocabulary(
+                cps, offsets, counts, specials=specials, vocab_size=int(self.vocab_size),
+                min_frequency=int(self.min_frequency), limit_alphabet=self.limit_alphabet,
+                prefix=self.continuing_subword_prefix, scoring=self.scoring,
+                progress=progress if bar is not None else None)
+        finally:
+            if bar is not None:
+                bar.close()
+        self._set_vocab(tokens, specials)
+        return self
+
+    def _set_vocab(self, tokens: list[str], specials: list[str]) -> None:
+        index = {tok: i for i, tok in enumerate(tokens)}
+        if len(index) != len(tokens):
+            raise ValueError("the vocabulary repeats a token")
+        missing = [t for t in specials if t not in index]
+        if missing:
+            raise ValueError(f"special tokens {missing!r} are not in the vocabulary")
+        ordered = sorted(specials, key=index.__getitem__)
+        self._model = VocabModel(tokens, [index[t] for t in ordered], self.continuing_subword_prefix)
+        self._cmap = char_map(self.lowercase, self._resolved_strip(), self.clean_text, self.handle_chinese_chars)
+        self._itos = np.array(tokens, dtype=object)
+        self._is_special = np.zeros(len(tokens), bool)
+        self._is_special[[index[t] for t in ordered]] = True
+        self._unk_id = index.get(self.unk_token, -1) if self.unk_token is not None else -1
+        self._vocab = index
+        self.special_tokens_ = ordered
+
+    # -- encoding -------------------------------------------------------------------------------------------------
+    def _encode_arrays(self, texts: Sequence[str], workers: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return encode_texts(self._model, self._cmap, texts, self._unk_id, int(self.max_input_chars_per_word),
+                            workers=workers)
+
+    def _encode_text(self, text: str) -> Encoding:
+        ids, offsets, _ = self._encode_arrays([text])
+        return Encoding(ids, self._itos[ids].tolist(), offsets)
+
+    def encode_batch(
+        self,
+        texts: Iterable[str],
+        pairs: Iterable[str] | None = None,
+        *,
+        add_special_tokens: bool = True,
+        allowed_special: Collection[str] | Literal["all"] = (),
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        stride: int = 0,
+        truncation_strategy: str = "longest_first",
+        padding: bool | str = False,
+        pad_to_multiple_of: int | None = None,
+        padding_side: Literal["right", "left"] = "right",
+        post_processor: Any = None,
+        return_arrays: bool = False,
+        num_workers: int | None = None,
+    ) -> "list[Encoding] | BatchEncoding":
+        """Encode several texts (or pairs): :meth:`tokembed.Tokenizer.encode_batch`, with the same options and
+        results, done in one pass of the Numba kernel over all texts.
+
+        Texts without ``allowed_special`` are encoded together in chunks of about a million characters, and the
+        template of one-text batches without truncation is applied to the whole batch with array operations; other
+        cases (pairs, truncation) post-process each encoding as the base class does. With ``num_workers`` the
+        chunks are encoded on that many threads (the kernel releases the GIL; building the Encodings stays on the
+        calling thread). Results do not depend on ``num_workers``.
+        """
+        self._check_is_fitted()
+        if allowed_special:
+            return super().encode_batch(
+                texts, pairs, add_special_tokens=add_special_tokens, allowed_special=allowed_special,
+                truncation=truncation, max_length=max_length, stride=stride, truncation_strategy=truncation_strategy,
+                padding=padding, pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side,
+                post_processor=post_processor, return_arrays=return_arrays, num_workers=num_workers)
+        if isinstance(texts, str):
+            raise TypeError("encode_batch expects a list of str, not one str; use encode() for one text")
+        texts = list(texts)
+        for k, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"encode_batch (text {k}) expects str, got {type(t).__name__}")
+        if pairs is not None:
+            if isinstance(pairs, str):
+                raise TypeError("encode_batch expects pairs as a list of str, not one str")
+            pairs = list(pairs)
+            if len(pairs) != len(texts):
+                raise TokembedError(f"encode_batch got {len(texts)} texts but {len(pairs)} pairs")
+            for k, t in enumerate(pairs):
+                if not isinstance(t, str):
+                    raise TypeError(f"encode_batch (pair {k}) expects str, got {type(t).__name__}")
+        if num_workers is None:
+            workers = 1
+        elif _is_int(num_workers) and (num_workers == -1 or num_workers >= 1):
+            workers = (os.cpu_count() or 1) if num_workers == -1 else int(num_workers)
+        else:
+            raise TokembedError(f"num_workers must be None, -1 or an int >= 1, got {num_workers!r}")
+        opts = EncodeOptions.resolve(
+            self, pair=pairs is not None, add_special_tokens=add_special_tokens, truncation=truncation,
+            max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
+            pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
+        )
+        encodings = batch_encodings(self._encode_arrays, self._itos, texts, pairs, opts, workers)
+        if opts.padding is None and not return_arrays:
+            return encodings
+        lengths = [len(e) for e in encodings]
+        if len(set(lengths)) > 1:
+            if opts.padding == "max_length":
+                k = max(range(len(lengths)), key=lengths.__getitem__)
+                raise TokembedError(
+                    f"text {k} has {lengths[k]} tokens, more than max_length={opts.max_length}: pass truncation=True "
+                    "or padding='longest' to get rectangular arrays")
+            raise TokembedError(
+                f"the encodings have different lengths ({min(lengths)} to {max(lengths)} tokens): pass padding=True "
+                "(or truncation with padding='max_length') to get rectangular arrays")
+        return BatchEncoding(encodings)
+
+    def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
+        """Hugging Face's WordPiece decoder: each token but the first gets a space before it unless it starts with
+        the continuation prefix (which is removed), and each token is cleaned up (``" ."`` -> ``"."``, ``" ,"``
+        -> ``","``, ``" n't"`` -> ``"n't"``, ``" 's"`` -> ``"'s"``, ...). Lossy: spaces around punctuation and the
+        case and accents removed by normalization do not come back.
+
+        Raises
+        ------
+        TokembedError
+            If an id is outside ``[0, get_vocab_size())``.
+        """
+        self._check_is_fitted()
+        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
+        n = len(self._itos)
+        if arr.size and (arr.min() < 0 or arr.max() >= n):
+            bad = int(arr[(arr < 0) | (arr >= n)][0])
+            raise TokembedError(f"wordpiece: id {bad} is outside the vocabulary [0, {n})")
+        if skip_special_tokens:
+            arr = arr[~self._is_special[arr]]
+        prefix = self.continuing_subword_prefix
+        out = []
+        for i, tok in enumerate(self._itos[arr].tolist()):
+            if i:
+                tok = tok[len(prefix):] if prefix and tok.startswith(prefix) else " " + tok
+            for a, b in _CLEANUP:
+                tok = tok.replace(a, b)
+            out.append(tok)
+        return "".join(out)
+
+    # -- vocabulary -----------------------------------------------------------------------------------------------
+    def get_vocab(self) -> dict[str, int]:
+        self._check_is_fitted()
+        return dict(self._vocab)
+
+    def get_vocab_size(self) -> int:
+        self._check_is_fitted()
+        return len(self._itos)
+
+    def token_to_id(self, token: str) -> int | None:
+        self._check_is_fitted()
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        self._check_is_fitted()
+        return self._itos[id] if 0 <= id < len(self._itos) else None
+
+    # -- state ----------------------------------------------------------------------------------------------------
+    def _get_state(self) -> dict[str, Any]:
+        return {"special_tokens": list(self.special_tokens_), "vocab": self._itos.tolist()}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        self._validate()
+        self._set_vocab([str(t) for t in state["vocab"]], [str(t) for t in state["special_tokens"]])
+
+    # -- files ----------------------------------------------------------------------------------------------------
+    @classmethod
+    def from_vocab_file(cls, path: str | os.PathLike, **params: Any) -> "WordPieceTokenizer":
+        """Load a BERT ``vocab.txt`` (ids are line numbers; format in :mod:`tokembed.plugins.wordpiece.files`).
+
+        The tokenizer is built with ``vocab=str(path)`` and ``**params`` (defaults: BERT uncased) and fitted, so
+        ``get_params()`` rebuilds it. Example: ``WordPieceTokenizer.from_vocab_file("vocab.txt", lowercase=False)``
+        for a cased vocabulary.
+
+        Raises
+        ------
+        ArtifactError
+            If the file is missing, not UTF-8, empty, or repeats a token (naming both lines).
+        """
+        return cls(vocab=os.fspath(path), **params).fit(())
+
+    def to_vocab_file(self, path: str | os.PathLike) -> None:
+        """Write the vocabulary as ``vocab.txt``, one token per line in id order (:meth:`from_vocab_file` reads it
+        back to the same ids).
+
+        Raises
+        ------
+        NotFittedError
+            If the tokenizer is not fitted.
+        TokembedError
+            If a token holds a line break.
+        """
+        self._check_is_fitted()
+        files.write_vocab_txt(self._itos.tolist(), path)
+
+    @classmethod
+    def from_hf_json(cls, path: str | os.PathLike, **params: Any) -> "WordPieceTokenizer":
+        """Load a Hugging Face ``tokenizer.json`` with a WordPiece model (``BertWordPieceTokenizer.save``).
+
+        The vocabulary, ``continuing_subword_prefix``, ``unk_token``, ``max_input_chars_per_word``, the
+        ``BertNormalizer`` switches, the special added tokens and the post-processor come from the file;
+        ``**params`` overrides any of them. The tokenizer keeps ``vocab=str(path)``, so ``get_params()`` rebuilds it.
+
+        Raises
+        ------
+        ArtifactError
+            If the file is not a WordPiece ``tokenizer.json`` or uses a normalizer or pre-tokenizer that tokembed
+            cannot mirror.
+        """
+        info = files.read_hf_json(path)
+        merged = {**info["params"], **params, "vocab": os.fspath(path)}
+        return cls(**merged).fit(())
+
+    def to_hf_json(self, path: str | os.PathLike) -> None:
+        """Write a Hugging Face ``tokenizer.json`` (``BertNormalizer``, ``BertPreTokenizer``, WordPiece model and
+        decoder, the post-processor as ``TemplateProcessing``) that ``tokenizers.Tokenizer.from_file`` loads and
+        that encodes to the same ids.
+
+        Raises
+        ------
+        NotFittedError
+            If the tokenizer is not fitted.
+        TokembedError
+            Without an ``unk_token`` (Hugging Face's WordPiece needs one).
+        """
+        self._check_is_fitted()
+        if self.unk_token is None or self.unk_token not in self._vocab:
+            raise TokembedError("wordpiece: a Hugging Face WordPiece model needs an unk_token in the vocabulary")
+        params = self.get_params()
+        params["strip_accents"] = self.strip_accents
+        files.write_hf_json(path, vocab=self._itos.tolist(), specials=self.special_tokens_, params=params)
+
+    @classmethod
+    def warmup(cls) -> None:
+        """Compile (or load from Numba's cache) every kernel WordPiece uses: the shared merge loop (both criteria),
+        the word counter, and this plugin's normalization and encoding kernels."""
+        from tokembed.plugins import _subword
+
+        _subword.warmup()
+        for scoring in SCORINGS:
+            tok = cls(vocab_size=60, min_frequency=0, scoring=scoring, show_progress=False)
+            tok.fit(["warm up the kernels: caf\u00e9 \u6771\u4eac", "unwarmed"])
+        tok.encode_batch(["warm up", "caf\u00e9 \u6771"], num_workers=1)
+
+    # -- contract suite -------------------------------------------------------------------------------------------
+    @classmethod
+    def _contract_params(cls) -> dict[str, Any]:
+        return {"vocab_size": 300, "show_progress": False}
