@@ -86,6 +86,11 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
     reg = _registry(args)
     total = time.perf_counter()
+    from .text import fast
+
+    t0 = time.perf_counter()
+    fast.warmup()
+    print(f"warmed up the pre-tokenizer scanner in {time.perf_counter() - t0:.2f} s")
     for info in reg.all():
         t0 = time.perf_counter()
         info.cls.warmup()

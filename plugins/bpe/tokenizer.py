@@ -218,6 +218,23 @@ class BPETokenizer(Tokenizer):
                                     "alphabet")
 
     # -- training -------------------------------------------------------------------------------------------------
+    @classmethod
+    def warmup(cls) -> None:
+        """Compile (or load from Numba's cache) every kernel BPE uses: the shared merge loop and merge
+        application, the word counter and scanner, and this plugin's word dedup/expansion kernels."""
+        import warnings
+
+        from tokembed.plugins import _subword
+
+        _subword.warmup()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tiny corpus cannot reach the asked vocabulary size
+            for byte_level in (False, True):
+                tok = cls(vocab_size=300, min_frequency=1, byte_level=byte_level,
+                          end_of_word_suffix=None if byte_level else "</w>")
+                tok.fit(["warm up the kernels: caf\u00e9 \u6771\u4eac", "unwarmed words"])
+                tok.encode("warm up the kernels " * 2000)
+
     def fit(self, corpus: Iterable[str]) -> "BPETokenizer":
         """Learn merges from ``corpus`` (an iterable of documents, read once, streamed in chunks).
 
