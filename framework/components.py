@@ -77,6 +77,24 @@ class Component:
         return f"{type(self).__name__}({', '.join(shown)})"
 
     @classmethod
+    def check_params(cls, params: dict[str, Any]) -> list[str]:
+        """Problems with ``params`` that can be found before any work (``tokembed validate`` reports them).
+
+        The default builds the component and runs its ``_validate()`` method when it has one (the checks ``fit``
+        starts with); each :class:`TokembedError` it raises is one problem. Override for checks that need more.
+        """
+        validate = getattr(cls, "_validate", None)
+        if validate is None:
+            return []
+        try:
+            validate(cls(**params))
+        except TokembedError as exc:
+            return [str(exc)]
+        except (TypeError, ValueError):  # left to fit, which reports it in context
+            return []
+        return []
+
+    @classmethod
     def warmup(cls) -> None:
         """Compile (or load from Numba's cache) every kernel this component uses; a no-op when it has none.
 

@@ -265,6 +265,8 @@ class _Checker:
             if value is not INVALID:
                 params[name] = value
                 nodes[name] = vnode
+        if len(self.problems) == before and hasattr(cls, "check_params"):
+            self._check_params(cls, params, nodes, node, path)
         for name, prm in schema.items():
             if prm.default is REQUIRED and name not in merged:
                 self.problems.add(node, join_path(path, name),
@@ -283,6 +285,20 @@ class _Checker:
             self.valid.add((section, label))
         return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
                              self.where(node), cls)
+
+    def _check_params(self, cls: type, params: dict[str, Any], nodes: dict[str, Node], node: Node,
+                      path: str) -> None:
+        """Run the class's own parameter checks (``check_params``) and place each problem at its parameter."""
+        try:
+            found = cls.check_params({k: thaw(v, Any) for k, v in params.items()})
+        except Exception as exc:  # a plugin's check that breaks must not hide the recipe's other problems
+            self.problems.add(node, path, f"the parameters could not be checked: {type(exc).__name__}: {exc}")
+            return
+        for message in found or ():
+            m = re.match(r"^[\w-]+: (\w+)\b", message)
+            name = m.group(1) if m and m.group(1) in nodes else None
+            where = nodes[name] if name else node
+            self.problems.add(where, join_path(path, name) if name else path, message)
 
     def _field_str(self, fields: dict[str, tuple[Node, Node]], key: str, path: str) -> str | None:
         if key not in fields:

@@ -12,7 +12,10 @@ The run folder receives, each file written atomically:
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -120,6 +123,80 @@ def run_recipe(
             f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
         )
     out_dir = Path(recipe.output) if recipe.output is not None else Path("runs") / Path(path).stem
+    work = _RunFolder(out_dir)
+    try:
+        result = _run(recipe, reg, work.tmp, quiet)
+    except BaseException as exc:
+        kept = work.abandon()
+        if isinstance(exc, TokembedError) and kept is not None:
+            raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {out_dir} is unchanged)") \
+                from None
+        raise
+    work.commit()
+    result.output = out_dir
+    if not quiet:
+        print(summary_table(result))
+    return result
+
+
+class _RunFolder:
+    """A run is written into a temporary folder beside ``out`` and renamed into place when it succeeds, so a run
+    folder never mixes files of two runs and a failed run never leaves a half-written one. A failed run's files are
+    kept in ``<out>.incomplete`` for inspection."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        if out.exists() and not out.is_dir():
+            raise TokembedError(f"output {out}: exists and is not a folder; choose another with --out DIR")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+        except OSError as exc:
+            raise TokembedError(f"output {out}: cannot create the run folder: {exc.strerror or exc}") from None
+
+    def commit(self) -> None:
+        old = None
+        if self.out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.old-", dir=self.out.parent))
+            os.replace(self.out, old / self.out.name)
+        os.replace(self.tmp, self.out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        os.chmod(self.out, 0o777 & ~_umask())
+
+    def abandon(self) -> Path | None:
+        if not self.tmp.exists():
+            return None
+        if not any(self.tmp.iterdir()):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            return None
+        kept = self.out.with_name(self.out.name + ".incomplete")
+        shutil.rmtree(kept, ignore_errors=True)
+        try:
+            os.replace(self.tmp, kept)
+        except OSError:
+            return self.tmp
+        return kept
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def _stage(spec) -> Iterator[None]:
+    """Name the recipe stage (file:line:col and dotted path) in any error a component raises while it runs."""
+    try:
+        yield
+    except TokembedError as exc:
+        section = {"tokenizer": "tokenizers", "embedder": "embedders", "vectorizer": "vectorizers"}.get(
+            spec.kind, spec.kind)
+        raise type(exc)(f"{spec.location}: {section}.{spec.label}: {exc}") from None
+
+
+def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
     corpus = open_corpus(recipe.corpus) if recipe.corpus is not None else None
     timer = _Timer()
     result = RunResult(out_dir)
@@ -130,57 +207,70 @@ def run_recipe(
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs: list[str] | None = None
     for spec in recipe.tokenizers:
-        tok = recipe.build(spec)
-        with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
-            tok.fit(_progress(corpus, f"fit {spec.label}", quiet))
-        tok.save(out_dir / f"{spec.label}.tokembed.json")
-        result.tokenizers[spec.label] = tok
-        if docs is None:
-            docs = list(corpus)
-        n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
-        with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
-            result.metrics[spec.label] = tokenizer_metrics(
-                tok, _progress(docs, f"evaluate {spec.label}", quiet), registry=reg
-            )
+        with _stage(spec):
+            tok = recipe.build(spec)
+            with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
+                tok.fit(_progress(corpus, f"fit {spec.label}", quiet))
+            tok.save(out_dir / f"{spec.label}.tokembed.json")
+            result.tokenizers[spec.label] = tok
+            if docs is None:
+                docs = list(corpus)
+            n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
+            with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
+                result.metrics[spec.label] = tokenizer_metrics(
+                    tok, _progress(docs, f"evaluate {spec.label}", quiet), registry=reg
+                )
+        # written after each tokenizer, so a later failure keeps what was measured (in <out>.incomplete)
+        atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
     for spec in recipe.embedders:
-        tok = result.tokenizers.get(spec.input) if spec.input else None
-        emb = recipe.build(spec)
-        if tok is not None:
-            # the embedder's vocabulary and padding id come from its tokenizer (the recipe checked any it sets)
-            accepted = set(emb._param_names())
-            if "vocab_size" in accepted and getattr(emb, "vocab_size", None) is None:
-                emb.set_params(vocab_size=tok.get_vocab_size())
-            pad = getattr(tok, "pad_token", None)
-            if "padding_idx" in accepted and getattr(emb, "padding_idx", None) is None and pad is not None:
-                emb.set_params(padding_idx=tok.token_to_id(pad))
-        with timer.step(f"fit embedder {spec.label}"):
-            emb.fit(None)
-        emb.save(out_dir / f"{spec.label}.tokembed.json")
-        result.embedders[spec.label] = emb
-        batch = spec.batch
-        if batch is not None and tok is not None:
-            lines = corpus.head(batch.lines)
-            enc = tok.encode_batch(
-                lines, padding=batch.padding or False, truncation=bool(batch.truncation),
-                max_length=batch.max_length, return_arrays=True,
-            )
-            with timer.step(f"embed batch {spec.label}"):
-                vectors = emb.embed(enc["input_ids"])
-            atomic_save_npy(out_dir / f"{spec.label}.input_ids.npy", enc["input_ids"])
-            atomic_save_npy(out_dir / f"{spec.label}.attention_mask.npy", enc["attention_mask"])
-            atomic_save_npy(out_dir / f"{spec.label}.embeddings.npy", vectors)
-            result.arrays[spec.label] = {"input_ids": enc["input_ids"], "embeddings": vectors}
+        with _stage(spec):
+            _run_embedder(recipe, spec, result, corpus, out_dir, timer)
 
     if recipe.evaluate is not None:
         result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet)
-    if result.tokenizers:
-        atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
     result.timings = timer.table
     atomic_write_json(out_dir / "timings.json", timer.table)
-    if not quiet:
-        print(summary_table(result))
     return result
+
+
+def _run_embedder(recipe, spec, result: RunResult, corpus, out_dir: Path, timer: _Timer) -> None:
+    tok = result.tokenizers.get(spec.input) if spec.input else None
+    emb = recipe.build(spec)
+    if tok is not None:
+        # the embedder's vocabulary and padding id come from its tokenizer (the recipe checked any it sets)
+        accepted = set(emb._param_names())
+        if "vocab_size" in accepted and getattr(emb, "vocab_size", None) is None:
+            emb.set_params(vocab_size=tok.get_vocab_size())
+        pad = getattr(tok, "pad_token", None)
+        if "padding_idx" in accepted and getattr(emb, "padding_idx", None) is None and pad is not None:
+            emb.set_params(padding_idx=tok.token_to_id(pad))
+    with timer.step(f"fit embedder {spec.label}"):
+        emb.fit(None)
+    emb.save(out_dir / f"{spec.label}.tokembed.json")
+    result.embedders[spec.label] = emb
+    batch = spec.batch
+    if batch is None or tok is None:
+        return
+    truncation, max_length = bool(batch.truncation), batch.max_length
+    limit = getattr(emb, "max_len", None)
+    if isinstance(limit, int):
+        if max_length is not None and max_length > limit:
+            raise TokembedError(f"batch.max_length={max_length} is longer than the embedder's max_len={limit}; "
+                                "lower batch.max_length or raise max_len")
+        if max_length is None:
+            # a batch must fit the embedding's position table: cut at max_len (as if truncation were asked)
+            truncation, max_length = True, limit
+    lines = corpus.head(batch.lines)
+    enc = tok.encode_batch(lines, padding=batch.padding or False, truncation=truncation,
+                           max_length=max_length if truncation or batch.padding == "max_length" else None,
+                           return_arrays=True)
+    with timer.step(f"embed batch {spec.label}"):
+        vectors = emb.embed(enc["input_ids"])
+    atomic_save_npy(out_dir / f"{spec.label}.input_ids.npy", enc["input_ids"])
+    atomic_save_npy(out_dir / f"{spec.label}.attention_mask.npy", enc["attention_mask"])
+    atomic_save_npy(out_dir / f"{spec.label}.embeddings.npy", vectors)
+    result.arrays[spec.label] = {"input_ids": enc["input_ids"], "embeddings": vectors}
 
 
 def _evaluate(spec, result: RunResult, out_dir: Path, timer: _Timer, quiet: bool) -> dict[str, Any]:

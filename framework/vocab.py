@@ -48,6 +48,10 @@ class VocabTokenizer(Tokenizer):
                 out.append(tok)
         return out
 
+    def _validate(self) -> None:
+        """The checks ``fit`` starts with (also run by ``tokembed validate`` through ``check_params``)."""
+        self._validate_vocab_params()
+
     def _validate_vocab_params(self) -> None:
         """Check the parameters every table tokenizer shares; raises :class:`TokembedError` naming the tokenizer."""
         who = self.name

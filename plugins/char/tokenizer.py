@@ -80,7 +80,7 @@ class CharTokenizer(VocabTokenizer):
         TokembedError
             If a parameter is invalid.
         """
-        self._validate_vocab_params()
+        self._validate()
         if isinstance(corpus, str):
             corpus = [corpus]
         counts: Counter[str] = Counter()

@@ -164,6 +164,14 @@ class SinusoidalEmbedder(Embedder):
         self.padding_idx = padding_idx
 
     # -- validation -------------------------------------------------------------------------------------------
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> list[str]:
+        """As :meth:`tokembed.Component.check_params`; ``vocab_size`` may still be unset (a run passes the
+        tokenizer's)."""
+        if params.get("vocab_size") is None:
+            params = {**params, "vocab_size": max(2**31 - 1, (params.get("padding_idx") or 0) + 1)}
+        return super().check_params(params)
+
     def _validate(self) -> None:
         _check_int("d_model", self.d_model, 1)
         _check_int("max_len", self.max_len, 1)

@@ -92,6 +92,10 @@ class WordTokenizer(VocabTokenizer):
         except TokembedError as exc:
             raise TokembedError(f"word: {exc}") from None
 
+    def _validate(self) -> None:
+        self._validate_vocab_params()
+        self._stages()
+
     def fit(self, corpus: Iterable[str]) -> "WordTokenizer":
         """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary.
 
@@ -102,7 +106,7 @@ class WordTokenizer(VocabTokenizer):
         TokembedError
             If a parameter is invalid.
         """
-        self._validate_vocab_params()
+        self._validate()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
