@@ -115,6 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
              "TOKEMBED_DISABLE_PLUGIN_AUTOLOAD=1 skips all third-party plugins",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the full traceback on errors")
+    _add_parser = sub.add_parser
+
+    def add_parser(name, **kwargs):  # every command also takes --debug after its name
+        kwargs.setdefault("parents", []).append(common)
+        return _add_parser(name, **kwargs)
+
+    sub.add_parser = add_parser
 
     p = sub.add_parser("plugins", help="list the registered components and the plugins behind them")
     p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder"], help="only this kind")
@@ -173,6 +183,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tokembed: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        if args.debug:
+            raise
+        print("tokembed: error: out of memory (a parameter such as d_model, max_len or vocab_size may be far too "
+              "large for this machine)", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a full disk, a read-only folder, a path that is a file: the environment, not a bug
+        if args.debug or isinstance(exc, BrokenPipeError):
+            raise
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"tokembed: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `tokembed plugins | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

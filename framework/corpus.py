@@ -110,6 +110,26 @@ def read_text(path: str | os.PathLike, errors: str = "strict") -> str:
         raise _decode_error(p, exc.start, exc) from None
 
 
+_BOM = b"\xef\xbb\xbf"
+_BOM_LEN = len(_BOM)
+
+
+class _Stripped(bytes):
+    """Bytes with the UTF-8 byte-order mark removed (``_bom`` says one was there)."""
+
+    _bom = True
+
+
+def _check_start(path: Path, raw: bytes) -> bytes:
+    """Drop a UTF-8 byte-order mark at the start of a file; refuse UTF-16/32 files with a clear message."""
+    if raw.startswith(_BOM):
+        return _Stripped(raw[_BOM_LEN:])
+    if raw[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") or raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise CorpusError(f"{path}: the file is UTF-16 or UTF-32 (it starts with a byte-order mark); tokembed reads "
+                          "UTF-8: convert it first, e.g. `iconv -f UTF-16 -t UTF-8 IN > OUT`")
+    return raw
+
+
 @dataclass(frozen=True)
 class Corpus:
     """A re-iterable stream of documents read from files.
@@ -150,9 +170,10 @@ class Corpus:
             raise CorpusError(f"corpus unit must be 'line' or 'file', got {self.unit!r}")
         if self.errors not in ("strict", "replace"):
             raise CorpusError(f"corpus errors must be 'strict' or 'replace', got {self.errors!r}")
-        if not self.paths:
+        paths = (self.paths,) if isinstance(self.paths, (str, os.PathLike)) else self.paths
+        if not paths:
             raise CorpusError("a corpus needs at least one file")
-        object.__setattr__(self, "paths", tuple(Path(p) for p in self.paths))
+        object.__setattr__(self, "paths", tuple(Path(p) for p in paths))
 
     # -- constructors -----------------------------------------------------------------------------------------
     @classmethod
@@ -210,6 +231,10 @@ class Corpus:
                 lineno = 0
                 for raw in fh:
                     lineno += 1
+                    if lineno == 1:
+                        raw = _check_start(path, raw)
+                        offset = _BOM_LEN if raw is not None and getattr(raw, "_bom", False) else 0
+                        raw = bytes(raw)
                     try:
                         line = raw.decode("utf-8", self.errors)
                     except UnicodeDecodeError as exc:
@@ -230,8 +255,15 @@ class Corpus:
         decoder = codecs.getincrementaldecoder("utf-8")(self.errors)
         parts = []
         offset = 0
+        first = True
         while True:
             chunk = fh.read(1 << 20)
+            if first:
+                first = False
+                checked = _check_start(path, chunk)
+                if getattr(checked, "_bom", False):
+                    offset = _BOM_LEN
+                chunk = bytes(checked)
             try:
                 parts.append(decoder.decode(chunk, final=not chunk))
             except UnicodeDecodeError as exc:
@@ -255,8 +287,10 @@ class Corpus:
         return value
 
     def head(self, n: int) -> list[str]:
-        """The first ``n`` documents."""
+        """The first ``n`` documents (none when ``n <= 0``)."""
         out: list[str] = []
+        if n <= 0:
+            return out
         for doc in self:
             out.append(doc)
             if len(out) >= n:

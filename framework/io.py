@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -38,6 +39,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     The parent folder is created if missing. The rename is atomic on POSIX file systems.
     """
     final = Path(path)
+    if final.is_dir():
+        raise ArtifactError(f"{final}: is a folder; give a file name to write to")
     final.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
     os.close(fd)
@@ -74,12 +77,18 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8", "surrogatepass"))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps_json(obj: Any) -> str:
     """Serialize ``obj`` deterministically: insertion order, 1-space indent, UTF-8, final newline.
 
     NaN and infinity are refused (they are not JSON).
     """
-    return json.dumps(obj, ensure_ascii=False, indent=1, allow_nan=False, default=_json_default) + "\n"
+    text = json.dumps(obj, ensure_ascii=False, indent=1, allow_nan=False, default=_json_default) + "\n"
+    # a lone surrogate (a Python str may hold one) cannot be written as UTF-8: write it as its JSON escape, which
+    # json.loads reads back to the same character, so the file stays valid UTF-8 JSON
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _json_default(obj: Any) -> Any:

@@ -125,6 +125,9 @@ class _Checker:
         output = None
         if "output" in top:
             value = coerce(top["output"][1], str | None, "output", self.problems)
+            if isinstance(value, str) and not value.strip():
+                self.problems.add(top["output"][1], "output", "empty: name the run folder, e.g. runs/mine")
+                value = None
             output = Path(value).expanduser() if isinstance(value, str) else None
         if out is not None:
             output = Path(os.fspath(out)).expanduser()

@@ -154,8 +154,14 @@ def _expand(value: str, base: Path | None, node: Node, path: str, problems: Prob
     from .corpus import expand_paths
     from .errors import CorpusError
 
+    if not value.strip():
+        problems.add(node, path, "empty path: name a file, a folder or a glob")
+        return None
     try:
         return tuple(p.absolute() for p in expand_paths(value, base))
+    except (OSError, RuntimeError) as exc:  # ~unknownuser, a folder that cannot be read, ...
+        problems.add(node, path, f"cannot read {value!r}: {getattr(exc, 'strerror', None) or exc}")
+        return None
     except CorpusError as exc:
         relative = base is not None and not os.path.isabs(os.path.expanduser(value)) and not _from_override(node)
         problems.add(node, path, str(exc) + ("; paths are relative to the recipe file" if relative else ""))
@@ -165,7 +171,7 @@ def _expand(value: str, base: Path | None, node: Node, path: str, problems: Prob
 def _dataset(name: str, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:
     """Files of a named dataset; () when :mod:`tokembed.datasets` is absent (it cannot be checked here); None,
     after recording the problem, for an unknown or unfetched dataset."""
-    found = dataset_location(name, node, path, problems)
+    found = dataset_location(name, node, path, problems, kinds=("corpus", "corpus_dir"))
     if found is None or found == ():
         return found  # type: ignore[return-value]
     return _expand(str(found), None, node, path, problems)

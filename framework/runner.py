@@ -174,6 +174,7 @@ class _RunFolder:
         shutil.rmtree(kept, ignore_errors=True)
         try:
             os.replace(self.tmp, kept)
+            os.chmod(kept, 0o777 & ~_umask())
         except OSError:
             return self.tmp
         return kept

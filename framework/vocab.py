@@ -94,7 +94,16 @@ class VocabTokenizer(Tokenizer):
         self._unk_id = vocab.get(self.unk_token, -1) if self.unk_token is not None else -1
 
     def _checked_ids(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
-        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
+        raw = np.asarray(ids)
+        if raw.size and raw.dtype.kind not in "iu":
+            if raw.dtype.kind == "f" and np.all(np.mod(raw, 1) == 0):
+                raw = raw.astype(np.int64)
+            else:
+                raise TokembedError(f"{self.name}: ids must be integers, got {raw.dtype} values")
+        try:
+            arr = raw.astype(np.int64).reshape(-1)
+        except OverflowError:
+            raise TokembedError(f"{self.name}: an id is outside the vocabulary [0, {len(self._itos)})") from None
         if arr.size and (arr.min() < 0 or arr.max() >= len(self._itos)):
             bad = int(arr[(arr < 0) | (arr >= len(self._itos))][0])
             raise TokembedError(f"{self.name}: id {bad} is outside the vocabulary [0, {len(self._itos)})")

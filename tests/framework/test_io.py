@@ -71,11 +71,14 @@ def test_dumps_json_is_deterministic_and_readable():
     text = dumps_json(obj)
     assert text.endswith("\n")
     assert text == dumps_json(obj)
-    # insertion order kept, one-space indent, numpy values as plain numbers, sets sorted, paths as str, no \u escapes
+    # insertion order kept, one-space indent, numpy values as plain numbers, sets sorted, paths as str; non-ASCII
+    # written as is, except a lone surrogate, which UTF-8 cannot hold: it is written as its JSON escape
     assert text == (
         '{\n "b": 1,\n "a": [\n  2,\n  0.5,\n  [\n   0,\n   1,\n   2\n  ]\n ],\n "s": [\n  "y",\n  "z"\n ],\n'
-        ' "p": "some/path",\n "u": "é\ud800"\n}\n'
+        ' "p": "some/path",\n "u": "é\\ud800"\n}\n'
     )
+    assert json.loads(text)["u"] == "é\ud800"
+    text.encode("utf-8")  # valid UTF-8: no lone surrogate left in the text
 
 
 def tmp_path_like():

@@ -752,7 +752,9 @@ def test_corpus_dataset(reg, tmp_path, monkeypatch):
     import tokembed.datasets as ds
 
     head = "tokenizers: {c: {type: char}}\ncorpus: "
-    names = sorted(ds.DATASETS)
+    # only text datasets can be a corpus: the list names those (vectors, word pairs, ... are left out)
+    names = sorted(n for n, spec in ds.DATASETS.items() if spec.kind in ("corpus", "corpus_dir"))
+    assert "prose_mix" in names and "glove_6b_50d" not in names
     assert problems(head + "{dataset: prose_mx}\n", reg) == [
         f"r.yaml:2:19: corpus.dataset: unknown dataset 'prose_mx'. Did you mean 'prose_mix'? "
         f"Available: {', '.join(names)}"]
