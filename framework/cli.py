@@ -165,7 +165,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line (``tokembed: warning: ...``), not with the source line that raised them."""
+    print(f"tokembed: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
+    warnings.showwarning = _show_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import RecipeError, TokembedError
 from .io import atomic_write_json, atomic_write_text
+from .runner import _RunFolder, _stage
 from .recipe_specs import ComponentSpec
 
 __all__ = ["run_comparison", "CompareRun", "PRINT_FORMATS", "render"]
@@ -161,45 +162,60 @@ def run_comparison(
         timings[step] = row
         return value
 
-    atomic_write_text(out_dir / "recipe.resolved.yaml", _yaml_dump(loaded.resolved()))
-    train: Any = None
-    size = 0
-    if spec.trained:
-        assert loaded.corpus is not None  # the recipe check requires a corpus when a tokenizer is trained
-        train = timed("read training corpus", loaded.corpus.open)
-        size = _size(train)
-        counted = f": {len(train):,} documents" if isinstance(train, list) else ""
-        _say(quiet, f"training corpus {loaded.corpus.describe()}{counted}, {size / 1e6:.1f} MB")
-    tokenizers: dict[str, Any] = {}
-    for item in spec.tokenizers:
-        if isinstance(item, ComponentSpec):
-            step = f"fit {item.label}"
-            tok = item.build()
-            timed(step, lambda tok=tok: tok.fit(train), size)
-            tok.save(out_dir / f"{item.label}.tokembed.json")
-        else:
-            step = f"load {item.label}"
-            tok = timed(step, item.build)
-        tokenizers[item.label] = tok
-        _say(quiet, f"{'trained' if step.startswith('fit') else 'loaded'} {item.label} ({item.type}): "
-                    f"{tok.get_vocab_size():,} entries in {timings[step]['seconds']:.2f} s")
+    def _work(work_dir: Path) -> tuple[Any, Any, Any]:
+        atomic_write_text(work_dir / "recipe.resolved.yaml", _yaml_dump(loaded.resolved()))
+        train: Any = None
+        size = 0
+        if spec.trained:
+            assert loaded.corpus is not None  # the recipe check requires a corpus when a tokenizer is trained
+            train = timed("read training corpus", loaded.corpus.open)
+            size = _size(train)
+            counted = f": {len(train):,} documents" if isinstance(train, list) else ""
+            _say(quiet, f"training corpus {loaded.corpus.describe()}{counted}, {size / 1e6:.1f} MB")
+        tokenizers: dict[str, Any] = {}
+        for item in spec.tokenizers:
+            if isinstance(item, ComponentSpec):
+                step = f"fit {item.label}"
+                with _stage(item, "compare."):
+                    tok = item.build()
+                    timed(step, lambda tok=tok: tok.fit(train), size)
+                tok.save(work_dir / f"{item.label}.tokembed.json")
+            else:
+                step = f"load {item.label}"
+                tok = timed(step, item.build)
+            tokenizers[item.label] = tok
+            _say(quiet, f"{'trained' if step.startswith('fit') else 'loaded'} {item.label} ({item.type}): "
+                        f"{tok.get_vocab_size():,} entries in {timings[step]['seconds']:.2f} s")
 
-    from .compare import compare_tokenizers
+        from .compare import compare_tokenizers
 
-    corpora = {name: c.open() for name, c in spec.corpora.items()}
-    parallel = timed("read parallel set", spec.parallel.read) if spec.parallel is not None else None
-    _say(quiet, f"comparing {len(tokenizers)} tokenizers on {len(corpora) + (len(parallel.texts) if parallel else 0)} "
-                "corpora ...")
-    comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
-                                                             metrics=spec.metrics, registry=reg,
-                                                             samples=spec.samples))
-    files = comparison.write(out_dir, [f for f in _FILE_FORMATS if f != "html"])
+        corpora = {name: c.open() for name, c in spec.corpora.items()}
+        parallel = timed("read parallel set", spec.parallel.read) if spec.parallel is not None else None
+        _say(quiet, f"comparing {len(tokenizers)} tokenizers on {len(corpora) + (len(parallel.texts) if parallel else 0)} "
+                    "corpora ...")
+        comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
+                                                                 metrics=spec.metrics, registry=reg,
+                                                                 samples=spec.samples))
+        files = comparison.write(work_dir, [f for f in _FILE_FORMATS if f != "html"])
+        try:
+            files.update(timed("write report.html", lambda: comparison.write(work_dir, ["html"])))
+        except TokembedError as exc:  # matplotlib is an optional extra
+            _say(False, f"tokembed: warning: report.html not written: {exc}")
+        timings["total"] = {"seconds": round(time.perf_counter() - started, 4)}
+        atomic_write_json(work_dir / "timings.json", timings)
+        return comparison, tokenizers, files
+
+    folder = _RunFolder(out_dir)
     try:
-        files.update(timed("write report.html", lambda: comparison.write(out_dir, ["html"])))
-    except TokembedError as exc:  # matplotlib is an optional extra
-        _say(False, f"tokembed: warning: report.html not written: {exc}")
-    timings["total"] = {"seconds": round(time.perf_counter() - started, 4)}
-    atomic_write_json(out_dir / "timings.json", timings)
+        comparison, tokenizers, files = _work(folder.tmp)
+    except BaseException as exc:
+        kept = folder.abandon()
+        if isinstance(exc, TokembedError) and kept is not None:
+            raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {out_dir} is unchanged)") \
+                from None
+        raise
+    folder.commit()
+    files = {k: out_dir / Path(p).name for k, p in files.items()}
     _say(quiet, f"wrote {out_dir}: {', '.join(p.name for p in files.values())}, timings.json")
     return CompareRun(out_dir, comparison, tokenizers, files, timings)
 

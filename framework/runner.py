@@ -187,14 +187,14 @@ def _umask() -> int:
 
 
 @contextmanager
-def _stage(spec) -> Iterator[None]:
+def _stage(spec, prefix: str = "") -> Iterator[None]:
     """Name the recipe stage (file:line:col and dotted path) in any error a component raises while it runs."""
     try:
         yield
     except TokembedError as exc:
         section = {"tokenizer": "tokenizers", "embedder": "embedders", "vectorizer": "vectorizers"}.get(
             spec.kind, spec.kind)
-        raise type(exc)(f"{spec.location}: {section}.{spec.label}: {exc}") from None
+        raise type(exc)(f"{spec.location}: {prefix}{section}.{spec.label}: {exc}") from None
 
 
 def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:

@@ -217,6 +217,19 @@ class BPETokenizer(Tokenizer):
                 raise TokembedError("bpe: initial_alphabet is not available at byte level: the 256 bytes are the "
                                     "alphabet")
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> list[str]:
+        """As :meth:`tokembed.Component.check_params`, and the normalizer and pre-tokenizer specs must build."""
+        problems = super().check_params(params)
+        if not problems:
+            try:
+                cls(**params)._stages()
+            except TokembedError as exc:
+                problems.append(str(exc))
+            except (TypeError, ValueError):
+                pass
+        return problems
+
     # -- training -------------------------------------------------------------------------------------------------
     @classmethod
     def warmup(cls) -> None:

@@ -33,6 +33,8 @@ def _read_text(path: str | os.PathLike) -> str:
             data = fh.read()
     except OSError as exc:
         raise ArtifactError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is not part of the first token
+        data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

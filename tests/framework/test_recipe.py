@@ -802,7 +802,7 @@ def test_docs_example_recipe_loads(reg):
     assert recipes
     for text in recipes:
         r = load_recipe_string(text, source="docs/recipes.md", registry=reg)
-        assert r.tokenizers and r.output == Path("runs/quickstart")
+        assert r.tokenizers and r.output == Path("runs/example")
 
 
 def test_docs_error_example_is_the_real_output():

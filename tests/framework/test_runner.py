@@ -113,3 +113,28 @@ def test_corpus_byte_order_marks(tmp_path):
     path.write_bytes("h\u00e9llo\n".encode("utf-16"))
     with pytest.raises(CorpusError, match="UTF-16 or UTF-32"):
         list(Corpus(path, errors="replace"))
+
+
+def test_a_failed_comparison_leaves_the_output_folder_as_it_was(workdir, capsys):
+    (workdir / "cmp.yaml").write_text(
+        "corpus: {path: small.txt}\n"
+        "compare:\n"
+        "  tokenizers:\n"
+        "    char: {type: char}\n"
+        "    bad: {type: word, vocab_size: 1, special_tokens: [a, b]}\n"
+        "  corpora:\n"
+        "    small: {path: small.txt, max_lines: 20}\n")
+    (workdir / "out").mkdir()
+    (workdir / "out" / "earlier.txt").write_text("kept")
+    # vocab_size 1 cannot hold the 4 special tokens: caught before any work, nothing written
+    assert main(["compare", "cmp.yaml", "--out", "out"]) == 2
+    assert "cmp.yaml:5:35: compare.tokenizers.bad.vocab_size: word: vocab_size=1 is smaller than the 4 special tokens" in capsys.readouterr().err
+    assert _files(workdir / "out") == {"earlier.txt": b"kept"} and not (workdir / "out.incomplete").exists()
+    # a pre-tokenizer pattern that matches nothing leaves no word to learn: the error comes from fit
+    (workdir / "cmp.yaml").write_text((workdir / "cmp.yaml").read_text().replace(
+        "{type: word, vocab_size: 1, special_tokens: [a, b]}", "{type: word, pre_tokenizer: {type: regex, pattern: '\\\\d{40}'}}"))
+    assert main(["compare", "cmp.yaml", "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert "cmp.yaml:5:10: compare.tokenizers.bad: word: the corpus holds no word" in err
+    assert _files(workdir / "out") == {"earlier.txt": b"kept"}
+    assert "char.tokembed.json" in _files(workdir / "out.incomplete")

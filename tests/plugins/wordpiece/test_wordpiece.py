@@ -431,3 +431,12 @@ def test_degenerate_input_stays_linear():
 
 def test_warmup_runs():
     WordPieceTokenizer.warmup()
+
+
+def test_vocab_file_byte_order_mark_is_not_part_of_the_first_token(tmp_path):
+    from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
+
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"\xef\xbb\xbf[PAD]\n[UNK]\nhello\n")
+    tok = WordPieceTokenizer.from_vocab_file(path)
+    assert tok.token_to_id("[PAD]") == 0 and tok.token_to_id("[UNK]") == 1 and tok.token_to_id("hello") == 2
