@@ -26,7 +26,7 @@ import numpy as np
 from .encoding import BatchEncoding, Encoding
 from .errors import ArtifactError, NotFittedError, TokembedError
 from .io import atomic_write_json, read_json
-from .postprocess import EncodeOptions
+from .postprocess import EncodeOptions, _check_str, batch_result, check_batch_inputs, resolve_workers
 
 __all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION"]
 
@@ -480,26 +480,14 @@ pad_to_multiple_of, padding_side, post_processor
             truncation, or ``return_arrays=True`` with unequal lengths and no padding).
         """
         self._check_is_fitted()
-        if isinstance(texts, str):
-            raise TypeError("encode_batch expects a list of str, not one str; use encode() for one text")
-        texts = list(texts)
-        for k, t in enumerate(texts):
-            _check_str(t, f"encode_batch (text {k})")
-        if pairs is not None:
-            if isinstance(pairs, str):
-                raise TypeError("encode_batch expects pairs as a list of str, not one str")
-            pairs = list(pairs)
-            if len(pairs) != len(texts):
-                raise TokembedError(f"encode_batch got {len(texts)} texts but {len(pairs)} pairs")
-            for k, t in enumerate(pairs):
-                _check_str(t, f"encode_batch (pair {k})")
+        texts, pairs = check_batch_inputs(texts, pairs)
         allowed = self._allowed_specials(allowed_special) if allowed_special else []
         opts = EncodeOptions.resolve(
             self, pair=pairs is not None, add_special_tokens=add_special_tokens, truncation=truncation,
             max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
             pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
         )
-        workers = _n_workers(num_workers)
+        workers = resolve_workers(num_workers)
         pair_list = pairs
 
         def work(lo: int, hi: int) -> list[Encoding]:
@@ -516,37 +504,7 @@ pad_to_multiple_of, padding_side, post_processor
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 chunks = [pool.submit(work, lo, min(lo + size, n)) for lo in range(0, n, size)]
                 encodings = [e for c in chunks for e in c.result()]
-        encodings = opts.pad_batch(encodings)
-        if opts.padding is None and not return_arrays:
-            return encodings
-        lengths = [len(e) for e in encodings]
-        if len(set(lengths)) > 1:
-            if opts.padding == "max_length":
-                k = max(range(n), key=lengths.__getitem__)
-                raise TokembedError(
-                    f"text {k} has {lengths[k]} tokens, more than max_length={opts.max_length}: pass truncation=True "
-                    "or padding='longest' to get rectangular arrays"
-                )
-            raise TokembedError(
-                f"the encodings have different lengths ({min(lengths)} to {max(lengths)} tokens): pass padding=True "
-                "(or truncation with padding='max_length') to get rectangular arrays"
-            )
-        return BatchEncoding(encodings)
-
-
-def _check_str(text: object, where: str) -> None:
-    if not isinstance(text, str):
-        raise TypeError(f"{where} expects str, got {type(text).__name__}")
-
-
-def _n_workers(num_workers: int | None) -> int:
-    if num_workers is None:
-        return 1
-    if num_workers == -1 and not isinstance(num_workers, bool):
-        return os.cpu_count() or 1
-    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
-        raise TokembedError(f"num_workers must be None, -1 or an int >= 1, got {num_workers!r}")
-    return num_workers
+        return batch_result(opts.pad_batch(encodings), opts, return_arrays)
 
 
 def _shift(enc: Encoding, by: int) -> Encoding:

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
-from .encoding import Encoding
+from .encoding import BatchEncoding, Encoding
 from .errors import TokembedError
 
 __all__ = [
@@ -42,6 +43,9 @@ __all__ = [
     "combine",
     "pad",
     "padding_length",
+    "check_batch_inputs",
+    "batch_result",
+    "resolve_workers",
 ]
 
 TruncationStrategy = Literal["longest_first", "only_first", "only_second"]
@@ -613,3 +617,60 @@ class EncodeOptions:
                                 self.pad_to_multiple_of)
         return [pad(e, target, pad_id=self.pad_id, pad_token=self.pad_token,  # type: ignore[arg-type]
                     side=self.padding_side) for e in encodings]  # type: ignore[arg-type]
+
+
+# -- batch helpers (shared by Tokenizer.encode_batch and plugins that override it) -------------------------------
+def check_batch_inputs(texts: Iterable[str], pairs: Iterable[str] | None) -> tuple[list[str], list[str] | None]:
+    """``encode_batch``'s texts and pairs as lists, checked: str items, one pair per text (plugins that override
+    ``encode_batch`` call it too)."""
+    if isinstance(texts, str):
+        raise TypeError("encode_batch expects a list of str, not one str; use encode() for one text")
+    texts = list(texts)
+    for k, t in enumerate(texts):
+        _check_str(t, f"encode_batch (text {k})")
+    if pairs is not None:
+        if isinstance(pairs, str):
+            raise TypeError("encode_batch expects pairs as a list of str, not one str")
+        pairs = list(pairs)
+        if len(pairs) != len(texts):
+            raise TokembedError(f"encode_batch got {len(texts)} texts but {len(pairs)} pairs")
+        for k, t in enumerate(pairs):
+            _check_str(t, f"encode_batch (pair {k})")
+    return texts, pairs
+
+
+def batch_result(encodings: list[Encoding], opts: EncodeOptions, return_arrays: bool) -> "list[Encoding] | BatchEncoding":
+    """The list of (already padded) encodings, or a :class:`BatchEncoding` when padding or arrays were asked;
+    unequal lengths then raise :class:`TokembedError` saying which option makes them rectangular."""
+    if opts.padding is None and not return_arrays:
+        return encodings
+    lengths = [len(e) for e in encodings]
+    if len(set(lengths)) > 1:
+        if opts.padding == "max_length":
+            k = max(range(len(lengths)), key=lengths.__getitem__)
+            raise TokembedError(
+                f"text {k} has {lengths[k]} tokens, more than max_length={opts.max_length}: pass truncation=True "
+                "or padding='longest' to get rectangular arrays"
+            )
+        raise TokembedError(
+            f"the encodings have different lengths ({min(lengths)} to {max(lengths)} tokens): pass padding=True "
+            "(or truncation with padding='max_length') to get rectangular arrays"
+        )
+    return BatchEncoding(encodings)
+
+
+def _check_str(text: object, where: str) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"{where} expects str, got {type(text).__name__}")
+
+
+def resolve_workers(num_workers: int | None) -> int:
+    """Threads for ``num_workers``: None -> 1, -1 -> one per CPU; anything else but an int >= 1 raises
+    :class:`TokembedError`."""
+    if num_workers is None:
+        return 1
+    if num_workers == -1 and not isinstance(num_workers, bool):
+        return os.cpu_count() or 1
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
+        raise TokembedError(f"num_workers must be None, -1 or an int >= 1, got {num_workers!r}")
+    return num_workers

@@ -8,7 +8,8 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer, _n_workers
+from tokembed.components import Tokenizer
+from tokembed.postprocess import resolve_workers
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, TokembedError
 from tokembed.text import build_normalizer, build_pre_tokenizer
@@ -320,7 +321,7 @@ class BPETokenizer(Tokenizer):
                                         **options)
         texts = list(texts)
         pairs = None if pairs is None else list(pairs)
-        workers = _n_workers(num_workers)
+        workers = resolve_workers(num_workers)
         if all(type(t) is str for t in texts) and (pairs is None or all(type(p) is str for p in pairs)):
             texts = self._encode_chunks(texts, workers)
             if pairs is not None:

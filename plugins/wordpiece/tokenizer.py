@@ -11,7 +11,7 @@ import numpy as np
 from tokembed.components import Tokenizer
 from tokembed.encoding import BatchEncoding, Encoding
 from tokembed.errors import CorpusError, TokembedError
-from tokembed.postprocess import EncodeOptions
+from tokembed.postprocess import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
 
 from . import files
 from ._charmap import char_map
@@ -350,46 +350,15 @@ class WordPieceTokenizer(Tokenizer):
                 truncation=truncation, max_length=max_length, stride=stride, truncation_strategy=truncation_strategy,
                 padding=padding, pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side,
                 post_processor=post_processor, return_arrays=return_arrays, num_workers=num_workers)
-        if isinstance(texts, str):
-            raise TypeError("encode_batch expects a list of str, not one str; use encode() for one text")
-        texts = list(texts)
-        for k, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"encode_batch (text {k}) expects str, got {type(t).__name__}")
-        if pairs is not None:
-            if isinstance(pairs, str):
-                raise TypeError("encode_batch expects pairs as a list of str, not one str")
-            pairs = list(pairs)
-            if len(pairs) != len(texts):
-                raise TokembedError(f"encode_batch got {len(texts)} texts but {len(pairs)} pairs")
-            for k, t in enumerate(pairs):
-                if not isinstance(t, str):
-                    raise TypeError(f"encode_batch (pair {k}) expects str, got {type(t).__name__}")
-        if num_workers is None:
-            workers = 1
-        elif _is_int(num_workers) and (num_workers == -1 or num_workers >= 1):
-            workers = (os.cpu_count() or 1) if num_workers == -1 else int(num_workers)
-        else:
-            raise TokembedError(f"num_workers must be None, -1 or an int >= 1, got {num_workers!r}")
+        texts, pairs = check_batch_inputs(texts, pairs)
+        workers = resolve_workers(num_workers)
         opts = EncodeOptions.resolve(
             self, pair=pairs is not None, add_special_tokens=add_special_tokens, truncation=truncation,
             max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
             pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
         )
         encodings = batch_encodings(self._encode_arrays, self._itos, texts, pairs, opts, workers)
-        if opts.padding is None and not return_arrays:
-            return encodings
-        lengths = [len(e) for e in encodings]
-        if len(set(lengths)) > 1:
-            if opts.padding == "max_length":
-                k = max(range(len(lengths)), key=lengths.__getitem__)
-                raise TokembedError(
-                    f"text {k} has {lengths[k]} tokens, more than max_length={opts.max_length}: pass truncation=True "
-                    "or padding='longest' to get rectangular arrays")
-            raise TokembedError(
-                f"the encodings have different lengths ({min(lengths)} to {max(lengths)} tokens): pass padding=True "
-                "(or truncation with padding='max_length') to get rectangular arrays")
-        return BatchEncoding(encodings)
+        return batch_result(encodings, opts, return_arrays)
 
     def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
         """Hugging Face's WordPiece decoder: each token but the first gets a space before it unless it starts with
