@@ -303,7 +303,18 @@ class RoundTrip(Metric):
         return _ratio(self.exact, self.documents)
 
 
-class VocabUtilization(Metric):
+class _IdCountingMetric(Metric):
+    """A metric computed from how often each token id occurs (``self.counts``)."""
+
+    def __init__(self, tokenizer: Any):
+        super().__init__(tokenizer)
+        self.counts = _IdCounts(_vocab_size(tokenizer))
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        self.counts.add(encoding.ids)
+
+
+class VocabUtilization(_IdCountingMetric):
     name = "vocab_utilization"
     label = "vocab used"
     unit = "share of the vocabulary"
@@ -312,13 +323,6 @@ class VocabUtilization(Metric):
     source = "tokembed; reported as 'vocabulary utilization' in multilingual tokenizer studies"
     higher_is_better = True
     display = ".1%"
-
-    def __init__(self, tokenizer: Any):
-        super().__init__(tokenizer)
-        self.counts = _IdCounts(_vocab_size(tokenizer))
-
-    def update(self, doc: str, encoding: Encoding) -> None:
-        self.counts.add(encoding.ids)
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(int(np.count_nonzero(self.counts.flush())), _vocab_size(self.tokenizer))
@@ -352,7 +356,7 @@ def renyi_efficiency(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_A
     return entropy / math.log(vocab_size)
 
 
-class RenyiEfficiency(Metric):
+class RenyiEfficiency(_IdCountingMetric):
     name = "renyi_efficiency"
     label = "Rényi eff."
     unit = "ratio in [0, 1]"
@@ -361,13 +365,6 @@ class RenyiEfficiency(Metric):
     source = "Zouhar et al. 2023, 'Tokenization and the Noiseless Channel' (ACL); alpha = 2.5"
     higher_is_better = True
     display = ".4f"
-
-    def __init__(self, tokenizer: Any):
-        super().__init__(tokenizer)
-        self.counts = _IdCounts(_vocab_size(tokenizer))
-
-    def update(self, doc: str, encoding: Encoding) -> None:
-        self.counts.add(encoding.ids)
 
     def result(self, stats: PassStats) -> float | None:
         return renyi_efficiency(self.counts.flush(), _vocab_size(self.tokenizer), RENYI_ALPHA)

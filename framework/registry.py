@@ -343,10 +343,10 @@ def build_registry(
             "Fix the plugin, or block it with -p no:NAME"
         ) from None
 
-    components: dict[str, dict[str, ComponentInfo]] = {k: {} for k in KINDS}
-    for kind, (hook_name, base) in KINDS.items():
-        caller = getattr(pm.hook, hook_name)
-        for impl in caller.get_hookimpls():
+    def collect(hook_name: str, base: type, kind: str, table: dict[str, ComponentInfo]) -> None:
+        """Call every implementation of a register hook on its own, so a plugin whose hook raises or returns
+        something else than classes of ``base`` is recorded as a failure and the others still register."""
+        for impl in getattr(pm.hook, hook_name).get_hookimpls():
             info = infos[impl.plugin_name]
             try:
                 result = impl.function()
@@ -358,24 +358,16 @@ def build_registry(
                 failures.append(PluginFailure(info, f"{hook_name}() {problem}"))
                 continue
             for cls in result:
-                _add(components[kind], ComponentInfo(kind, cls.name, cls, info))
+                _add(table, ComponentInfo(kind, cls.name, cls, info))
+
+    components: dict[str, dict[str, ComponentInfo]] = {k: {} for k in KINDS}
+    for kind, (hook_name, base) in KINDS.items():
+        collect(hook_name, base, kind, components[kind])
 
     from .metrics import Metric
 
     metrics: dict[str, ComponentInfo] = {}
-    for impl in getattr(pm.hook, METRICS_HOOK).get_hookimpls():  # in registration order: the built-ins first
-        info = infos[impl.plugin_name]
-        try:
-            result = impl.function()
-        except Exception as exc:
-            failures.append(PluginFailure(info, f"{METRICS_HOOK}() raised {type(exc).__name__}: {exc}"))
-            continue
-        problem = _check_result(result, Metric)
-        if problem:
-            failures.append(PluginFailure(info, f"{METRICS_HOOK}() {problem}"))
-            continue
-        for cls in result:
-            _add(metrics, ComponentInfo("metric", cls.name, cls, info))
+    collect(METRICS_HOOK, Metric, "metric", metrics)  # in registration order: the built-ins first
 
     return Registry(components, plugins=list(infos.values()), failures=failures, metrics=metrics)
 
