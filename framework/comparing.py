@@ -205,16 +205,7 @@ def run_comparison(
         atomic_write_json(work_dir / "timings.json", timings)
         return comparison, tokenizers, files
 
-    folder = _RunFolder(out_dir)
-    try:
-        comparison, tokenizers, files = _work(folder.tmp)
-    except BaseException as exc:
-        kept = folder.abandon()
-        if isinstance(exc, TokembedError) and kept is not None:
-            raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {out_dir} is unchanged)") \
-                from None
-        raise
-    folder.commit()
+    comparison, tokenizers, files = _RunFolder(out_dir).write(_work)
     files = {k: out_dir / Path(p).name for k, p in files.items()}
     _say(quiet, f"wrote {out_dir}: {', '.join(p.name for p in files.values())}, timings.json")
     return CompareRun(out_dir, comparison, tokenizers, files, timings)

@@ -20,7 +20,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .corpus import Corpus
 from .errors import RecipeError, TokembedError
@@ -123,16 +123,7 @@ def run_recipe(
             f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
         )
     out_dir = Path(recipe.output) if recipe.output is not None else Path("runs") / Path(path).stem
-    work = _RunFolder(out_dir)
-    try:
-        result = _run(recipe, reg, work.tmp, quiet)
-    except BaseException as exc:
-        kept = work.abandon()
-        if isinstance(exc, TokembedError) and kept is not None:
-            raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {out_dir} is unchanged)") \
-                from None
-        raise
-    work.commit()
+    result = _RunFolder(out_dir).write(lambda folder: _run(recipe, reg, folder, quiet))
     result.output = out_dir
     if not quiet:
         print(summary_table(result))
@@ -153,6 +144,20 @@ class _RunFolder:
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
         except OSError as exc:
             raise TokembedError(f"output {out}: cannot create the run folder: {exc.strerror or exc}") from None
+
+    def write(self, work: Callable[[Path], Any]) -> Any:
+        """Run ``work(temporary_folder)``; on success rename the folder into place and return ``work``'s result.
+        On failure keep what was written in ``<out>.incomplete`` and say so in the error."""
+        try:
+            result = work(self.tmp)
+        except BaseException as exc:
+            kept = self.abandon()
+            if isinstance(exc, TokembedError) and kept is not None:
+                raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {self.out} is "
+                                "unchanged)") from None
+            raise
+        self.commit()
+        return result
 
     def commit(self) -> None:
         old = None
