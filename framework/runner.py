@@ -212,6 +212,7 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
 
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs: list[str] | None = None
+    n_bytes = 0
     for spec in recipe.tokenizers:
         with _stage(spec):
             tok = recipe.build(spec)
@@ -219,9 +220,9 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
                 tok.fit(_progress(corpus, f"fit {spec.label}", quiet))
             tok.save(out_dir / f"{spec.label}.tokembed.json")
             result.tokenizers[spec.label] = tok
-            if docs is None:
+            if docs is None:  # read once, after the first fit, and shared by every tokenizer's evaluation
                 docs = list(corpus)
-            n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
+                n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
             with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
                 result.metrics[spec.label] = tokenizer_metrics(
                     tok, _progress(docs, f"evaluate {spec.label}", quiet), registry=reg
