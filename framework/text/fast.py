@@ -61,7 +61,7 @@ _N_ROWS = 4
 #: Bump when the class definitions below change, so that a stale table on disk is not used.
 _TABLE_FORMAT = 1
 
-_DEFAULT_CHUNK_BYTES = 1 << 22
+_DEFAULT_CHUNK_BYTES = 1 << 20
 
 _tables: np.ndarray | None = None
 _tables_lock = threading.Lock()
@@ -511,9 +511,9 @@ def count_words(
     printable ASCII characters, where no piece of any built-in pre-tokenizer can cross. Each chunk is scanned and
     counted by the Numba kernel ``count_pieces`` (a hash table from piece bytes to count, no Python object per
     piece) on a pool of ``workers`` threads; the chunk tables are merged in input order, so the result is the same
-    for every ``workers`` and ``chunk_bytes``. The documents are read lazily: at most about
-    ``2 * workers`` chunks are held at a time, besides the merged table. With a custom pre-tokenizer (``regex``)
-    or ``TOKEMBED_PURE_PYTHON=1`` the count is the ``Counter`` above. This is the word-frequency pass of BPE and
+    for every ``workers`` and ``chunk_bytes``. The documents are read lazily: at most ``workers + 1`` chunks and
+    their tables are held at a time, besides the merged table (peak memory: see BENCHMARKS.md). With a custom
+    pre-tokenizer (``regex``) or ``TOKEMBED_PURE_PYTHON=1`` the count is the ``Counter`` above. This is the word-frequency pass of BPE and
     WordPiece training (Sennrich et al., 2016), as Hugging Face ``tokenizers``' trainers do it before merging.
 
     Parameters
@@ -526,7 +526,7 @@ def count_words(
         Anything :func:`~tokembed.text.build_normalizer` accepts; None leaves the text unchanged.
     workers : int, default 2
         Threads that count chunks (1: count in the calling thread).
-    chunk_bytes : int, default 4 MiB
+    chunk_bytes : int, default 1 MiB
         Target size of a chunk in UTF-8 bytes.
 
     Returns
@@ -580,7 +580,7 @@ def count_words(
             pending: deque = deque()
             for chunk in chunks:
                 pending.append(pool.submit(count_chunk, chunk))
-                if len(pending) > 2 * workers:
+                if len(pending) > workers:
                     total = take(pending.popleft().result())
             while pending:
                 total = take(pending.popleft().result())
