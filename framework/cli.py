@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
-from typing import Sequence
+import threading
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 from . import __version__
 from .errors import TokembedError
@@ -170,6 +173,24 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"tokembed: warning: {message}", file=sys.stderr if file is None else file)
 
 
+@contextmanager
+def _sigterm_as_exit() -> Iterator[None]:
+    """Turn SIGTERM into ``SystemExit(143)`` while a command runs, so a killed run cleans up as an interrupted one
+    does (its files kept in ``<out>.incomplete``, no hidden partial folder)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
@@ -180,7 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with _sigterm_as_exit():
+            return int(args.func(args) or 0)
     except TokembedError as exc:
         if args.debug:
             import traceback

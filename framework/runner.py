@@ -130,20 +130,55 @@ def run_recipe(
     return result
 
 
+#: Written into every run folder; an existing output folder is replaced only if it holds this file or nothing.
+RUN_MARKER = ".tokembed-run"
+
+
 class _RunFolder:
     """A run is written into a temporary folder beside ``out`` and renamed into place when it succeeds, so a run
     folder never mixes files of two runs and a failed run never leaves a half-written one. A failed run's files are
-    kept in ``<out>.incomplete`` for inspection."""
+    kept in ``<out>.incomplete`` for inspection.
+
+    Replacing ``out`` deletes what it held, so an existing ``out`` must be empty or an earlier run folder (it holds
+    :data:`RUN_MARKER`), and may not be the current folder or one of its parents; otherwise
+    :class:`~tokembed.errors.TokembedError` is raised before any work.
+    """
 
     def __init__(self, out: Path):
+        shown = out
+        out = Path(os.path.abspath(out))
         self.out = out
-        if out.exists() and not out.is_dir():
-            raise TokembedError(f"output {out}: exists and is not a folder; choose another with --out DIR")
+        self._check(out, shown)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+            (self.tmp / RUN_MARKER).write_text("a tokembed run folder: `tokembed run` and `tokembed compare` may "
+                                               "replace it whole\n", encoding="utf-8")
         except OSError as exc:
-            raise TokembedError(f"output {out}: cannot create the run folder: {exc.strerror or exc}") from None
+            raise TokembedError(f"output {shown}: cannot create the run folder: {exc.strerror or exc}") from None
+
+    @staticmethod
+    def _check(out: Path, shown: Path) -> None:
+        hint = "choose a new or empty folder with --out DIR (or output: in the recipe)"
+        for parent in out.parents:
+            if parent.exists() and not parent.is_dir():
+                raise TokembedError(f"output {shown}: {parent} is a file, not a folder; {hint}")
+        if out.exists() and not out.is_dir():
+            raise TokembedError(f"output {shown}: exists and is not a folder; {hint}")
+        cwd = Path(os.path.abspath(os.getcwd()))
+        if out == cwd or out in cwd.parents or out == Path(out.anchor):
+            raise TokembedError(f"output {shown}: is the current folder or contains it, and a run replaces its "
+                                f"output folder whole; {hint}")
+        if out.is_dir() and not _is_run_folder(out):
+            try:
+                entries = sorted(e.name for e in out.iterdir())
+            except OSError as exc:
+                raise TokembedError(f"output {shown}: cannot read the folder: {exc.strerror or exc}") from None
+            if entries:
+                listed = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+                raise TokembedError(
+                    f"output {shown}: the folder holds files tokembed did not write ({len(entries)} entries: "
+                    f"{listed}), and a run replaces its output folder whole; {hint}, or remove it yourself")
 
     def write(self, work: Callable[[Path], Any]) -> Any:
         """Run ``work(temporary_folder)``; on success rename the folder into place and return ``work``'s result.
@@ -172,7 +207,7 @@ class _RunFolder:
     def abandon(self) -> Path | None:
         if not self.tmp.exists():
             return None
-        if not any(self.tmp.iterdir()):
+        if not any(e.name != RUN_MARKER for e in self.tmp.iterdir()):
             shutil.rmtree(self.tmp, ignore_errors=True)
             return None
         kept = self.out.with_name(self.out.name + ".incomplete")
@@ -183,6 +218,13 @@ class _RunFolder:
         except OSError:
             return self.tmp
         return kept
+
+
+def _is_run_folder(folder: Path) -> bool:
+    """True if ``folder`` was written by a run: it holds :data:`RUN_MARKER` (or, written before the marker existed,
+    both ``recipe.resolved.yaml`` and ``timings.json``)."""
+    return (folder / RUN_MARKER).is_file() or all((folder / n).is_file()
+                                                  for n in ("recipe.resolved.yaml", "timings.json"))
 
 
 def _umask() -> int:

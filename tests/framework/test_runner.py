@@ -47,7 +47,7 @@ def test_run_writes_the_run_folder_and_is_byte_identical_across_runs(workdir, ca
     assert main(["run", "recipe.yaml", "--out", "a"]) == 0  # the same run again, into the same folder
     b = _files(workdir / "a")
     assert sorted(a) == [
-        "bpe.tokembed.json", "char.tokembed.json", "metrics.json", "position.attention_mask.npy",
+        ".tokembed-run", "bpe.tokembed.json", "char.tokembed.json", "metrics.json", "position.attention_mask.npy",
         "position.embeddings.npy", "position.input_ids.npy", "position.tokembed.json", "recipe.resolved.yaml",
         "timings.json", "words.tokembed.json"]
     assert [n for n in a if a[n] != b[n]] == ["timings.json"]
@@ -69,16 +69,29 @@ def test_run_writes_the_run_folder_and_is_byte_identical_across_runs(workdir, ca
 def test_a_failed_run_keeps_the_previous_run_and_its_own_files_apart(workdir, capsys):
     assert main(["run", "recipe.yaml", "--out", "r"]) == 0
     before = _files(workdir / "r")
-    # an embedder whose batch cannot fit its position table fails after the tokenizers were trained
-    (workdir / "bad.yaml").write_text(RECIPE.replace("lines: 8, padding: longest",
-                                                     "lines: 8, padding: longest, max_length: 100"))
+    # a pre-tokenizer pattern that matches nothing in the text: the third tokenizer fails in fit, after the first
+    # two were trained and saved
+    (workdir / "bad.yaml").write_text(RECIPE.replace("seed: 0}", "seed: 0, pre_tokenizer: {type: regex, "
+                                                                 "pattern: '\\d{40}'}}"))
     assert main(["run", "bad.yaml", "--out", "r"]) == 2
     err = capsys.readouterr().err
-    assert "bad.yaml:8:5: embedders.position: batch.max_length=100 is longer than the embedder's max_len=64" in err
+    assert "bad.yaml:5:8: tokenizers.bpe: bpe: the corpus holds no word to learn from" in err
     assert "r.incomplete" in err
     assert _files(workdir / "r") == before  # the earlier run is untouched
     partial = _files(workdir / "r.incomplete")
-    assert "words.tokembed.json" in partial and "metrics.json" in partial and "position.embeddings.npy" not in partial
+    assert "words.tokembed.json" in partial and "metrics.json" in partial and "bpe.tokembed.json" not in partial
+
+
+def test_a_batch_longer_than_the_position_table_is_caught_before_any_work(workdir, capsys):
+    (workdir / "bad.yaml").write_text(RECIPE.replace("lines: 8, padding: longest",
+                                                     "lines: 8, padding: longest, max_length: 100"))
+    assert main(["validate", "bad.yaml"]) == 2
+    # line 13 holds the batch; the value 100 starts at column 53 of "    batch: {lines: 8, ..., max_length: 100}"
+    assert capsys.readouterr().err.strip() == (
+        "tokembed: error: bad.yaml:13:53: embedders.position.batch.max_length: 100 is longer than the embedder's "
+        "max_len=64; lower batch.max_length or raise max_len")
+    assert main(["run", "bad.yaml", "--out", "never"]) == 2
+    assert not (workdir / "never").exists() and not (workdir / "never.incomplete").exists()
 
 
 def test_validate_reports_component_parameter_problems_before_any_work(workdir, capsys):
@@ -101,6 +114,60 @@ def test_output_that_is_a_file_is_a_clear_error(workdir, capsys):
     assert "taken: exists and is not a folder" in capsys.readouterr().err
 
 
+def test_an_output_folder_tokembed_did_not_write_is_never_replaced(workdir, capsys):
+    # the recipe's own folder as output: replacing it would delete the recipe and the corpus
+    (workdir / "mine.txt").write_text("precious")
+    sub = workdir / "project"
+    sub.mkdir()
+    (sub / "notes.txt").write_text("keep me")
+    before = {p.relative_to(workdir): p.read_bytes() for p in workdir.rglob("*") if p.is_file()}
+    assert main(["run", "recipe.yaml", "--out", str(workdir)]) == 2
+    err = capsys.readouterr().err
+    assert "is the current folder or contains it" in err
+    assert main(["run", "recipe.yaml", "--out", "project"]) == 2
+    err = capsys.readouterr().err
+    assert "output project: the folder holds files tokembed did not write (1 entries: notes.txt)" in err
+    assert _files(sub) == {"notes.txt": b"keep me"}
+    for out in (".", "..", "/"):
+        assert main(["run", "recipe.yaml", "--out", out]) == 2
+        assert "is the current folder or contains it" in capsys.readouterr().err
+    assert main(["run", "recipe.yaml", "--out", "mine.txt/sub"]) == 2
+    assert f"output mine.txt/sub: {workdir / 'mine.txt'} is a file, not a folder" in capsys.readouterr().err
+    after = {p.relative_to(workdir): p.read_bytes() for p in workdir.rglob("*") if p.is_file()}
+    assert after == before  # nothing written, nothing left behind (no .partial or .incomplete folder)
+    # an empty folder, and a run folder written before the marker existed, are replaced
+    (workdir / "empty").mkdir()
+    assert main(["run", "recipe.yaml", "--out", "empty"]) == 0
+    legacy = workdir / "legacy"
+    legacy.mkdir()
+    for name in ("recipe.resolved.yaml", "timings.json", "old.npy"):
+        (legacy / name).write_text("{}")
+    assert main(["run", "recipe.yaml", "--out", "legacy"]) == 0
+    assert "old.npy" not in _files(legacy) and ".tokembed-run" in _files(legacy)
+
+
+def test_sigterm_during_a_run_keeps_its_files_in_incomplete(workdir):
+    import subprocess
+    import sys
+
+    # the run is killed (SIGTERM to itself) after the first tokenizer was saved
+    code = (
+        "import os, signal, sys\n"
+        "from tokembed import runner\n"
+        "from tokembed.cli import main\n"
+        "real = runner._run_embedder\n"
+        "def killed(*args):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "runner._run_embedder = killed\n"
+        "sys.exit(main(['run', 'recipe.yaml', '--out', 'k']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 128 + 15, done.stderr
+    assert not (workdir / "k").exists()
+    assert "bpe.tokembed.json" in _files(workdir / "k.incomplete")
+    assert not [p.name for p in workdir.iterdir() if ".partial-" in p.name]
+
+
 def test_corpus_byte_order_marks(tmp_path):
     from tokembed.errors import CorpusError
 
@@ -115,6 +182,17 @@ def test_corpus_byte_order_marks(tmp_path):
         list(Corpus(path, errors="replace"))
 
 
+def test_corpus_size_counts_the_uncompressed_bytes_of_gzip_files(tmp_path):
+    import gzip
+
+    text = ("caf\u00e9 au lait\n" * 5000).encode("utf-8")  # 14 bytes a line ("\u00e9" is 2): 70,000
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(text))
+    (tmp_path / "b.txt").write_bytes(text[:14])
+    assert len(gzip.compress(text)) < 1000  # the file on disk is far smaller than its content
+    assert Corpus(tmp_path / "a.txt.gz").size_bytes() == 70_000
+    assert Corpus.from_path(str(tmp_path / "*.txt*")).size_bytes() == 70_014
+
+
 def test_a_failed_comparison_leaves_the_output_folder_as_it_was(workdir, capsys):
     (workdir / "cmp.yaml").write_text(
         "corpus: {path: small.txt}\n"
@@ -126,15 +204,17 @@ def test_a_failed_comparison_leaves_the_output_folder_as_it_was(workdir, capsys)
         "    small: {path: small.txt, max_lines: 20}\n")
     (workdir / "out").mkdir()
     (workdir / "out" / "earlier.txt").write_text("kept")
+    (workdir / "out" / ".tokembed-run").write_text("")  # an earlier run's folder, which a run may replace
     # vocab_size 1 cannot hold the 4 special tokens: caught before any work, nothing written
     assert main(["compare", "cmp.yaml", "--out", "out"]) == 2
     assert "cmp.yaml:5:35: compare.tokenizers.bad.vocab_size: word: vocab_size=1 is smaller than the 4 special tokens" in capsys.readouterr().err
-    assert _files(workdir / "out") == {"earlier.txt": b"kept"} and not (workdir / "out.incomplete").exists()
+    assert _files(workdir / "out") == {".tokembed-run": b"", "earlier.txt": b"kept"}
+    assert not (workdir / "out.incomplete").exists()
     # a pre-tokenizer pattern that matches nothing leaves no word to learn: the error comes from fit
     (workdir / "cmp.yaml").write_text((workdir / "cmp.yaml").read_text().replace(
         "{type: word, vocab_size: 1, special_tokens: [a, b]}", "{type: word, pre_tokenizer: {type: regex, pattern: '\\\\d{40}'}}"))
     assert main(["compare", "cmp.yaml", "--out", "out"]) == 2
     err = capsys.readouterr().err
     assert "cmp.yaml:5:10: compare.tokenizers.bad: word: the corpus holds no word" in err
-    assert _files(workdir / "out") == {"earlier.txt": b"kept"}
+    assert _files(workdir / "out") == {".tokembed-run": b"", "earlier.txt": b"kept"}
     assert "char.tokembed.json" in _files(workdir / "out.incomplete")
