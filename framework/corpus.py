@@ -130,6 +130,15 @@ def _check_start(path: Path, raw: bytes) -> bytes:
     return raw
 
 
+def _content_size(path: Path) -> int:
+    size = path.stat().st_size
+    if path.suffix != ".gz" or size < 18:  # a gzip member is at least 18 bytes (header and trailer)
+        return size
+    with open(path, "rb") as fh:
+        fh.seek(-4, os.SEEK_END)
+        return int.from_bytes(fh.read(4), "little")
+
+
 @dataclass(frozen=True)
 class Corpus:
     """A re-iterable stream of documents read from files.
@@ -298,8 +307,10 @@ class Corpus:
         return out
 
     def size_bytes(self) -> int:
-        """Total size of the files on disk (compressed size for ``.gz``), for throughput figures."""
-        return sum(p.stat().st_size for p in self.paths)
+        """Total size of the files' content in bytes, for throughput figures: the size on disk, and for ``.gz``
+        the uncompressed size its gzip trailer records (RFC 1952 ISIZE: the last member's size modulo 2**32, exact
+        for the usual single-member file under 4 GiB)."""
+        return sum(_content_size(p) for p in self.paths)
 
     def describe(self) -> str:
         return f"{self.name or self.paths[0]} ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''}, {self.format}, {self.unit})"

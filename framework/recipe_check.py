@@ -374,6 +374,8 @@ class _Checker:
                 self.problems.add(nodes["<stage>"], f"embedders.{spec.label}",
                                   f"label {spec.label!r} is already used by tokenizers.{spec.label}; labels name "
                                   "output files, so they must differ across sections")
+            if ("embedders", spec.label) in self.valid:
+                self._batch_vs_max_len(spec, nodes)
             if spec.input is None:
                 if "input" not in nodes:
                     self.problems.add(nodes["<stage>"], f"embedders.{spec.label}.input",
@@ -387,6 +389,20 @@ class _Checker:
         if pipeline is not None and pipeline.input is not None and pipeline.input not in toks:
             node = self.nodes[("vectorizers", "")]["input"]
             self._bad_input(node, "vectorizers.input", pipeline.input, tok_labels, listing)
+
+    def _batch_vs_max_len(self, emb: ComponentSpec, nodes: dict[str, Node]) -> None:
+        """A batch whose ``max_length`` exceeds the embedder's ``max_len`` (its position table) cannot be embedded."""
+        if emb.batch is None or emb.batch.max_length is None:
+            return
+        schema, _ = class_params(emb.cls)
+        if "max_len" not in schema:
+            return
+        limit = emb.params.get("max_len", schema["max_len"].default)
+        if isinstance(limit, int) and not isinstance(limit, bool) and emb.batch.max_length > limit:
+            self.problems.add(nodes.get("batch.max_length") or nodes["<stage>"],
+                              f"embedders.{emb.label}.batch.max_length",
+                              f"{emb.batch.max_length} is longer than the embedder's max_len={limit}; lower "
+                              "batch.max_length or raise max_len")
 
     def _bad_input(self, node: Node, path: str, name: str, labels: list[str], listing: str) -> None:
         self.problems.add(node, path, f"no tokenizer {name!r} in this recipe.{did_you_mean(name, labels)} "
