@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import inspect
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
 
@@ -81,18 +82,28 @@ class Component:
         """Problems with ``params`` that can be found before any work (``tokembed validate`` reports them).
 
         The default builds the component and runs its ``_validate()`` method when it has one (the checks ``fit``
-        starts with); each :class:`TokembedError` it raises is one problem. Override for checks that need more.
+        starts with); each :class:`TokembedError` it raises is one problem. When the message names a parameter
+        (``"<type>: <param> ..."``), that parameter is set back to its default and the checks run again, so every
+        problem is found, not only the first. Override for checks that need more.
         """
         validate = getattr(cls, "_validate", None)
         if validate is None:
             return []
-        try:
-            validate(cls(**params))
-        except TokembedError as exc:
-            return [str(exc)]
-        except (TypeError, ValueError):  # left to fit, which reports it in context
-            return []
-        return []
+        problems: list[str] = []
+        params = dict(params)
+        while True:
+            try:
+                validate(cls(**params))
+            except TokembedError as exc:
+                problems.append(str(exc))
+                named = re.match(r"^[\w-]+: (\w+)\b", str(exc))
+                if named is None or named.group(1) not in params:
+                    return problems
+                del params[named.group(1)]  # back to its default: look for the next problem
+            except (TypeError, ValueError):  # left to fit, which reports it in context
+                return problems
+            else:
+                return problems
 
     @classmethod
     def warmup(cls) -> None:

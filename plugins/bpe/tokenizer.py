@@ -178,10 +178,15 @@ class BPETokenizer(Tokenizer):
         return self.pre_tokenizer
 
     def _stages(self):
-        try:
-            return build_normalizer(self.normalizer), build_pre_tokenizer(self._pre_tokenizer_spec())
-        except TokembedError as exc:
-            raise TokembedError(f"bpe: {exc}") from None
+        """The normalizer and pre-tokenizer; a bad spec raises TokembedError naming the parameter."""
+        stages = []
+        for name, build, spec in (("normalizer", build_normalizer, self.normalizer),
+                                  ("pre_tokenizer", build_pre_tokenizer, self._pre_tokenizer_spec())):
+            try:
+                stages.append(build(spec))
+            except TokembedError as exc:
+                raise TokembedError(f"bpe: {name}: {exc}") from None
+        return tuple(stages)
 
     def _validate(self) -> None:
         def bad(name: str, expected: str) -> TokembedError:
@@ -217,19 +222,7 @@ class BPETokenizer(Tokenizer):
             if len(self.initial_alphabet):
                 raise TokembedError("bpe: initial_alphabet is not available at byte level: the 256 bytes are the "
                                     "alphabet")
-
-    @classmethod
-    def check_params(cls, params: dict[str, Any]) -> list[str]:
-        """As :meth:`tokembed.Component.check_params`, and the normalizer and pre-tokenizer specs must build."""
-        problems = super().check_params(params)
-        if not problems:
-            try:
-                cls(**params)._stages()
-            except TokembedError as exc:
-                problems.append(str(exc))
-            except (TypeError, ValueError):
-                pass
-        return problems
+        self._stages()
 
     # -- training -------------------------------------------------------------------------------------------------
     @classmethod

@@ -87,10 +87,15 @@ class WordTokenizer(VocabTokenizer):
         self.seed = seed
 
     def _stages(self):
-        try:
-            return build_normalizer(self.normalizer), build_pre_tokenizer(self.pre_tokenizer)
-        except TokembedError as exc:
-            raise TokembedError(f"word: {exc}") from None
+        """The normalizer and pre-tokenizer; a bad spec raises TokembedError naming the parameter."""
+        stages = []
+        for name, build, spec in (("normalizer", build_normalizer, self.normalizer),
+                                  ("pre_tokenizer", build_pre_tokenizer, self.pre_tokenizer)):
+            try:
+                stages.append(build(spec))
+            except TokembedError as exc:
+                raise TokembedError(f"word: {name}: {exc}") from None
+        return tuple(stages)
 
     def _validate(self) -> None:
         self._validate_vocab_params()

@@ -108,6 +108,21 @@ def test_validate_reports_component_parameter_problems_before_any_work(workdir, 
     assert not (workdir / "never").exists() and not (workdir / "never.incomplete").exists()
 
 
+def test_validate_reports_every_parameter_problem_of_a_stage(workdir, capsys):
+    (workdir / "multi.yaml").write_text(
+        "corpus: {path: small.txt}\n"
+        "tokenizers:\n"
+        "  b: {type: bpe, pre_tokenizer: nosuch, normalizer: [nfc, bogus]}\n"
+        "  w: {type: wordpiece, max_input_chars_per_word: 0, vocab_size: 0}\n")
+    assert main(["validate", "multi.yaml"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    # two problems in each stage, each at its own value (columns counted in the lines above)
+    assert [line.split(": ")[0] + ": " + line.split(": ")[1] for line in err[1:]] == [
+        "multi.yaml:3:33: tokenizers.b.pre_tokenizer", "multi.yaml:3:53: tokenizers.b.normalizer",
+        "multi.yaml:4:50: tokenizers.w.max_input_chars_per_word", "multi.yaml:4:65: tokenizers.w.vocab_size"]
+    assert "unknown normalizer 'bogus'" in err[2] and "vocab_size must be an int >= 1, got 0" in err[4]
+
+
 def test_output_that_is_a_file_is_a_clear_error(workdir, capsys):
     (workdir / "taken").write_text("x")
     assert main(["run", "recipe.yaml", "--out", "taken"]) == 2
