@@ -44,6 +44,9 @@ class Component:
     name: ClassVar[str] = ""
     #: ``"tokenizer"``, ``"vectorizer"`` or ``"embedder"``; set by the kind's base class.
     kind: ClassVar[str] = ""
+    #: Parameters that name a file: in a recipe, a relative path given as a str is made absolute against the
+    #: recipe file's folder (against the current directory for a ``--set`` value), as corpus paths are.
+    path_params: ClassVar[tuple[str, ...]] = ()
 
     # -- parameters -------------------------------------------------------------------------------------------
     @classmethod

@@ -266,6 +266,8 @@ class _Checker:
                 continue
             value = coerce(vnode, schema[name].hint, ppath, self.problems, schema[name].constraint)
             if value is not INVALID:
+                if name in getattr(cls, "path_params", ()) and isinstance(value, str) and value:
+                    value = self._path(value, vnode)
                 params[name] = value
                 nodes[name] = vnode
         if len(self.problems) == before and hasattr(cls, "check_params"):
@@ -288,6 +290,15 @@ class _Checker:
             self.valid.add((section, label))
         return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
                              self.where(node), cls)
+
+    def _path(self, value: str, node: Node) -> str:
+        """A file parameter's value, absolute: relative to the recipe's folder, or to the current directory for a
+        ``--set`` value."""
+        p = Path(value).expanduser()
+        if p.is_absolute():
+            return str(p)
+        base = Path.cwd() if getattr(node, "tokembed_origin", None) is not None else self.base_dir
+        return str((base / p).absolute())
 
     def _check_params(self, cls: type, params: dict[str, Any], nodes: dict[str, Node], node: Node,
                       path: str) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 
 from tokembed.components import Tokenizer
 from tokembed.encoding import BatchEncoding, Encoding
-from tokembed.errors import CorpusError, TokembedError
+from tokembed.errors import ArtifactError, CorpusError, TokembedError
 from tokembed.postprocess import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
 
 from . import files
@@ -80,7 +80,8 @@ class WordPieceTokenizer(Tokenizer):
         Merge criterion (see above).
     vocab : str, dict or None, default None
         Load this vocabulary in ``fit`` instead of training: a path to a ``vocab.txt`` (ids are line numbers) or
-        to a Hugging Face ``tokenizer.json``, relative paths being relative to the working directory, or
+        to a Hugging Face ``tokenizer.json`` (relative to the working directory; in a recipe, to the recipe's
+        folder), or
         ``{"dataset": NAME}`` for a dataset of ``tokembed data`` (``{"dataset": "bert_uncased_vocab"}`` is
         bert-base-uncased). Special tokens missing from the file are added after its last entry.
     lowercase : bool, default True
@@ -115,6 +116,7 @@ class WordPieceTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "wordpiece"
+    path_params: ClassVar[tuple[str, ...]] = ("vocab",)
 
     def __init__(
         self,
@@ -216,6 +218,10 @@ class WordPieceTokenizer(Tokenizer):
             raise bad("max_input_chars_per_word", "an int >= 1")
         if self.vocab is not None and not isinstance(self.vocab, (str, os.PathLike, dict)):
             raise bad("vocab", "None, a path or {dataset: NAME}")
+        if isinstance(self.vocab, (str, os.PathLike)) and not Path(self.vocab).is_file():
+            where = Path(self.vocab)
+            raise ArtifactError(f"wordpiece: vocab: {self.vocab}: cannot read: no such file"
+                                + (f" (looked in {where.absolute()})" if not where.is_absolute() else ""))
         if not _is_int(self.seed):
             raise bad("seed", "an int")
 

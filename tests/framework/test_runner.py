@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tokembed import load as tokembed_load
 from tokembed.cli import main
 from tokembed.corpus import Corpus
 
@@ -121,6 +122,30 @@ def test_validate_reports_every_parameter_problem_of_a_stage(workdir, capsys):
         "multi.yaml:3:33: tokenizers.b.pre_tokenizer", "multi.yaml:3:53: tokenizers.b.normalizer",
         "multi.yaml:4:50: tokenizers.w.max_input_chars_per_word", "multi.yaml:4:65: tokenizers.w.vocab_size"]
     assert "unknown normalizer 'bogus'" in err[2] and "vocab_size must be an int >= 1, got 0" in err[4]
+
+
+def test_file_parameters_are_relative_to_the_recipe_folder(workdir, capsys):
+    from tokembed.recipe import load_recipe
+
+    sub = workdir / "sub"
+    sub.mkdir()
+    (sub / "vocab.txt").write_text("[PAD]\n[UNK]\nthe\n##s\n", encoding="utf-8")
+    (workdir / "vocab.txt").write_text("decoy\n", encoding="utf-8")  # the current folder's file must not be read
+    (sub / "r.yaml").write_text("corpus: {path: ../small.txt}\ntokenizers:\n  w: {type: wordpiece, vocab: vocab.txt}\n"
+                                "  x: {type: wordpiece, vocab: missing.txt}\n")
+    assert main(["validate", "sub/r.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert f"sub/r.yaml:4:31: tokenizers.x.vocab: wordpiece: vocab: {sub / 'missing.txt'}: cannot read" in err
+    assert "tokenizers.w" not in err
+    (sub / "r.yaml").write_text((sub / "r.yaml").read_text().replace("  x: {type: wordpiece, vocab: missing.txt}\n", ""))
+    recipe = load_recipe("sub/r.yaml")
+    assert recipe.tokenizers[0].params["vocab"] == str(sub / "vocab.txt")
+    assert main(["run", "sub/r.yaml", "--out", "w"]) == 0
+    assert tokembed_load(workdir / "w" / "w.tokembed.json").get_vocab() == {"[PAD]": 0, "[UNK]": 1, "the": 2, "##s": 3,
+                                                                            "[CLS]": 4, "[SEP]": 5, "[MASK]": 6}
+    # a --set value is relative to the current folder
+    recipe = load_recipe("sub/r.yaml", overrides=["tokenizers.w.vocab=vocab.txt"])
+    assert recipe.tokenizers[0].params["vocab"] == str(workdir / "vocab.txt")
 
 
 def test_output_that_is_a_file_is_a_clear_error(workdir, capsys):
