@@ -29,7 +29,7 @@ from .errors import ArtifactError, NotFittedError, TokembedError
 from .io import atomic_write_json, read_json
 from .postprocess import EncodeOptions, _check_str, batch_result, check_batch_inputs, resolve_workers
 
-__all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION"]
+__all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids"]
 
 ARTIFACT_FORMAT = "tokembed"
 ARTIFACT_VERSION = 1
@@ -206,6 +206,33 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:  # arrays and the like
         return False
+
+
+def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
+    """``ids`` (a sequence or array of token ids) as a flat int64 array, for ``decode``.
+
+    Raises
+    ------
+    TokembedError
+        If the ids are not integers (floats, bools and strings are refused: ``decode([1.5])`` is an error, not a
+        silent cast), or an id is outside ``[0, vocab_size)``; the message starts with ``name``.
+    """
+    try:
+        raw = np.asarray(ids)
+    except ValueError:
+        raise TokembedError(f"{name}: ids must be a flat sequence of integers") from None
+    if raw.size == 0:
+        return np.zeros(0, np.int64)
+    if raw.dtype.kind not in "iu":
+        raise TokembedError(f"{name}: ids must be integers, got {raw.dtype} values")
+    try:
+        arr = raw.astype(np.int64).reshape(-1)
+    except OverflowError:
+        raise TokembedError(f"{name}: an id is outside the vocabulary [0, {vocab_size})") from None
+    bad = (arr < 0) | (arr >= vocab_size)
+    if bad.any():
+        raise TokembedError(f"{name}: id {int(arr[bad][0])} is outside the vocabulary [0, {vocab_size})")
+    return arr
 
 
 class Tokenizer(Component):

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from .components import Tokenizer
+from .components import Tokenizer, check_token_ids
 from .errors import TokembedError
 
 __all__ = ["VocabTokenizer"]
@@ -93,22 +93,6 @@ class VocabTokenizer(Tokenizer):
         self._is_special[: len(specials)] = True
         self._unk_id = vocab.get(self.unk_token, -1) if self.unk_token is not None else -1
 
-    def _checked_ids(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
-        raw = np.asarray(ids)
-        if raw.size and raw.dtype.kind not in "iu":
-            if raw.dtype.kind == "f" and np.all(np.mod(raw, 1) == 0):
-                raw = raw.astype(np.int64)
-            else:
-                raise TokembedError(f"{self.name}: ids must be integers, got {raw.dtype} values")
-        try:
-            arr = raw.astype(np.int64).reshape(-1)
-        except OverflowError:
-            raise TokembedError(f"{self.name}: an id is outside the vocabulary [0, {len(self._itos)})") from None
-        if arr.size and (arr.min() < 0 or arr.max() >= len(self._itos)):
-            bad = int(arr[(arr < 0) | (arr >= len(self._itos))][0])
-            raise TokembedError(f"{self.name}: id {bad} is outside the vocabulary [0, {len(self._itos)})")
-        return arr
-
     def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
         """Join the tokens of ``ids`` with ``decode_joiner``; special tokens decode to their own text unless
         ``skip_special_tokens``.
@@ -119,7 +103,7 @@ class VocabTokenizer(Tokenizer):
             If an id is outside ``[0, get_vocab_size())``.
         """
         self._check_is_fitted()
-        arr = self._checked_ids(ids)
+        arr = check_token_ids(ids, len(self._itos), self.name)
         if skip_special_tokens:
             arr = arr[~self._is_special[arr]]
         return self.decode_joiner.join(self._itos[arr].tolist())

@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from tokembed.components import check_token_ids
 from tokembed.errors import TokembedError
 from tokembed.text.normalizers import Identity, Normalizer
 from tokembed.text.pre_tokenizers import PreTokenizer
@@ -277,15 +278,7 @@ class BPEModel:
 
     # -- decoding -------------------------------------------------------------------------------------------------
     def check_ids(self, ids) -> np.ndarray:
-        arr = np.asarray(ids)
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
-            raise TokembedError(f"bpe: ids must be integers, got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False).reshape(-1)
-        n = len(self.vocab)
-        if arr.size and (arr.min() < 0 or arr.max() >= n):
-            bad = int(arr[(arr < 0) | (arr >= n)][0])
-            raise TokembedError(f"bpe: id {bad} is outside the vocabulary [0, {n})")
-        return arr
+        return check_token_ids(ids, len(self.vocab), "bpe")
 
     def token_bytes(self) -> list[bytes]:
         """Byte level: the bytes of each token (a special token's own UTF-8)."""

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer
+from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import BatchEncoding, Encoding
 from tokembed.errors import ArtifactError, CorpusError, TokembedError
 from tokembed.postprocess import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
@@ -378,11 +378,7 @@ class WordPieceTokenizer(Tokenizer):
             If an id is outside ``[0, get_vocab_size())``.
         """
         self._check_is_fitted()
-        arr = np.asarray(ids, dtype=np.int64).reshape(-1)
-        n = len(self._itos)
-        if arr.size and (arr.min() < 0 or arr.max() >= n):
-            bad = int(arr[(arr < 0) | (arr >= n)][0])
-            raise TokembedError(f"wordpiece: id {bad} is outside the vocabulary [0, {n})")
+        arr = check_token_ids(ids, len(self._itos), "wordpiece")
         if skip_special_tokens:
             arr = arr[~self._is_special[arr]]
         prefix = self.continuing_subword_prefix

@@ -315,3 +315,31 @@ def test_encoding_equality_and_concatenate():
     assert repr(Encoding(list(range(10)), list("abcdefghij"), [[i, i + 1] for i in range(10)])) == (
         "Encoding(n=10, tokens=['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', ...])"
     )
+
+
+# -- token ids given to decode ---------------------------------------------------------------------------------------
+def test_check_token_ids():
+    from tokembed.components import check_token_ids
+
+    assert check_token_ids([[1, 2], [3, 0]], 4, "t").tolist() == [1, 2, 3, 0]  # flattened, int64
+    assert check_token_ids(np.array([3], np.uint8), 4, "t").dtype == np.int64
+    assert check_token_ids([], 4, "t").shape == (0,)
+    for bad, message in (([1.5], "t: ids must be integers, got float64"), ([2.0], "ids must be integers"),
+                         ([True], "got bool"), (["a"], "ids must be integers"),
+                         ([4], r"id 4 is outside the vocabulary \[0, 4\)"), ([-1], "id -1 is outside"),
+                         ([10**30], "ids must be integers"), ([[1, 2], [3]], "a flat sequence of integers")):
+        with pytest.raises(TokembedError, match=message):
+            check_token_ids(bad, 4, "t")
+
+
+@pytest.mark.parametrize("name", ["char", "word", "bpe", "wordpiece"])
+def test_every_built_in_decode_refuses_ids_that_are_not_integers(name):
+    from tokembed import build_registry
+
+    cls = build_registry().get("tokenizer", name)
+    params = {"vocab_size": 60, "min_frequency": 1} if name in ("bpe", "wordpiece") else {}
+    tok = cls(**params).fit(["the cat sat on the mat", "a dog sat on a log"] * 3)
+    assert isinstance(tok.decode([0, 1]), str)
+    for bad in ([1.5], [True], ["a"], [tok.get_vocab_size()]):
+        with pytest.raises(TokembedError, match=f"^{name}: "):
+            tok.decode(bad)
