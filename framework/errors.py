@@ -7,6 +7,7 @@ message and exits with status 2; any other exception is a bug and shows a traceb
 from __future__ import annotations
 
 __all__ = [
+    "VocabularySizeWarning",
     "TokembedError",
     "RecipeError",
     "UnknownComponentError",
@@ -63,3 +64,7 @@ class ArtifactError(TokembedError, ValueError):
 
 class DataError(TokembedError):
     """A named dataset is missing, cannot be fetched, or failed its checksum."""
+
+
+class VocabularySizeWarning(UserWarning):
+    """Training ended with a vocabulary of another size than ``vocab_size`` (the message says why)."""

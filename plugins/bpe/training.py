@@ -19,7 +19,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
-from tokembed.errors import CorpusError, TokembedError
+from tokembed.errors import CorpusError, TokembedError, VocabularySizeWarning
 from tokembed.text.normalizers import Identity, Normalizer
 from tokembed.text.pre_tokenizers import Bert, PreTokenizer, WhitespaceSplit, WordPunct
 
@@ -30,10 +30,6 @@ __all__ = ["word_counts", "count_words_python", "learn_bpe", "TrainResult", "Voc
 #: Pre-tokenizers for which ``"\n"`` never belongs to a piece and always ends one: documents of a chunk can be
 #: joined with ``"\n"`` and split in one call, with exactly the pieces of splitting them one by one.
 _JOINABLE = (WordPunct, WhitespaceSplit, Bert)
-
-
-class VocabularySizeWarning(UserWarning):
-    """Training ended with a vocabulary of another size than ``vocab_size`` (the message says why)."""
 
 
 def _clean(doc: object) -> str:

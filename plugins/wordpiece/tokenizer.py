@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import BatchEncoding, Encoding
-from tokembed.errors import ArtifactError, CorpusError, TokembedError
+from tokembed.errors import ArtifactError, CorpusError, TokembedError, VocabularySizeWarning
 from tokembed.postprocess import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
 
 from . import files
@@ -293,6 +294,15 @@ class WordPieceTokenizer(Tokenizer):
         finally:
             if bar is not None:
                 bar.close()
+        if len(tokens) < self.vocab_size:
+            warnings.warn(
+                f"wordpiece: training stopped because no pair occurs at least min_frequency={self.min_frequency} "
+                f"times; the vocabulary has {len(tokens)} entries, not the vocab_size={self.vocab_size} asked for",
+                VocabularySizeWarning, stacklevel=2)
+        elif len(tokens) > self.vocab_size:
+            warnings.warn(
+                f"wordpiece: the special tokens and the alphabet alone exceed vocab_size={self.vocab_size}; the "
+                f"vocabulary has {len(tokens)} entries and no merge", VocabularySizeWarning, stacklevel=2)
         self._set_vocab(tokens, specials)
         return self
 

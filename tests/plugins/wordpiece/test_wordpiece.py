@@ -437,3 +437,23 @@ def test_vocab_file_byte_order_mark_is_not_part_of_the_first_token(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf[PAD]\n[UNK]\nhello\n")
     tok = WordPieceTokenizer.from_vocab_file(path)
     assert tok.token_to_id("[PAD]") == 0 and tok.token_to_id("[UNK]") == 1 and tok.token_to_id("hello") == 2
+
+
+def test_a_vocabulary_of_another_size_than_asked_is_a_warning():
+    from tokembed.errors import VocabularySizeWarning
+
+    # "hello world": 5 specials + the 7 characters h e l o w r d (the alphabet holds each character in word-initial
+    # form) + ##e ##l ##o ##r ##d (those seen after a word's start) = 17 entries before any merge
+    with pytest.warns(VocabularySizeWarning, match="alone exceed vocab_size=1; the vocabulary has 17 entries"):
+        tok = WordPieceTokenizer(vocab_size=1, show_progress=False).fit(["hello world"])
+    assert tok.get_vocab_size() == 17
+    # two words: merging runs out of pairs once both are whole (17 + 4 merges for "hello" + 4 for "world" = 25)
+    with pytest.warns(VocabularySizeWarning, match="has 25 entries, not the vocab_size=1000 asked for"):
+        tok = WordPieceTokenizer(vocab_size=1000, min_frequency=1, show_progress=False).fit(["hello world"])
+    assert tok.get_vocab_size() == 25 and {"hello", "world"} <= set(tok.get_vocab())
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VocabularySizeWarning)
+        assert WordPieceTokenizer(vocab_size=20, min_frequency=1, show_progress=False).fit(
+            ["hello world"]).get_vocab_size() == 20
