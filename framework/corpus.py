@@ -288,7 +288,10 @@ class Corpus:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise CorpusError(f"{path}:{lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
-        if not isinstance(record, dict) or self.field not in record:
+        if not isinstance(record, dict):
+            raise CorpusError(f"{path}:{lineno}: the record is a JSON {type(record).__name__}, not an object with a "
+                              f"field {self.field!r}")
+        if self.field not in record:
             raise CorpusError(f"{path}:{lineno}: record has no field {self.field!r}")
         value = record[self.field]
         if not isinstance(value, str):

@@ -144,7 +144,7 @@ def read_json(path: str | os.PathLike, *, what: str = "artifact") -> Any:
     except FileNotFoundError:
         raise ArtifactError(f"{p}: no such {what} file") from None
     except IsADirectoryError:
-        raise ArtifactError(f"{p}: is a folder, expected a {what} file") from None
+        raise ArtifactError(f"{p}: is a folder, expected {'an' if what[:1] in 'aeiou' else 'a'} {what} file") from None
     except OSError as exc:
         raise ArtifactError(f"{p}: cannot read {what}: {exc.strerror or exc}") from None
     try:

@@ -19,6 +19,7 @@ import importlib
 import importlib.metadata as metadata
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -267,6 +268,7 @@ def build_registry(
     if autoload is None:
         autoload = not _env_flag("TOKEMBED_DISABLE_PLUGIN_AUTOLOAD")
     blocked_set = {_normalize_dist(b) for b in blocked}
+    known: set[str] = set()  # entry-point and distribution names seen, to tell a misspelt block
     pm = pluggy.PluginManager("tokembed")
     pm.add_hookspecs(hookspecs)
 
@@ -289,6 +291,7 @@ def build_registry(
 
     for ep, dist_name, version in _iter_entry_points():
         own = _normalize_dist(dist_name) == OWN_DISTRIBUTION
+        known.update((_normalize_dist(ep.name), _normalize_dist(dist_name)))
         if not own and not autoload:
             continue
         if _normalize_dist(ep.name) in blocked_set or _normalize_dist(dist_name) in blocked_set:
@@ -310,6 +313,7 @@ def build_registry(
     for item in extra:
         if isinstance(item, str):
             info = PluginInfo(item, None, None, item)
+            known.add(_normalize_dist(item))
             if _normalize_dist(item) in blocked_set:
                 continue
             try:
@@ -325,6 +329,10 @@ def build_registry(
         if any(pm.get_plugin(k) is obj for k in list(infos)):
             continue
         register(obj, key, info)
+
+    for name in sorted(blocked_set - known):
+        warnings.warn(f"-p no:{name}: no installed plugin has that entry-point or distribution name, so nothing "
+                      f"was blocked (`tokembed plugins` lists them)", stacklevel=2)
 
     try:
         pm.check_pending()

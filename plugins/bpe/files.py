@@ -164,6 +164,7 @@ def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
         If a line is not ``<base64> <int>`` (naming it), or the ranks are not exactly ``0 .. n-1``.
     """
     ranks: dict[bytes, int] = {}
+    rank_line: dict[int, int] = {}
     for n, line in enumerate(_read_text(path).split("\n"), 1):
         if not line.strip():
             continue
@@ -177,9 +178,13 @@ def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
             raise ArtifactError(f"{path}:{n}: expected '<base64 token> <rank>', got {line[:80]!r}") from None
         if token in ranks:
             raise ArtifactError(f"{path}:{n}: the token {token!r} appears twice")
+        if rank in rank_line:
+            raise ArtifactError(f"{path}:{n}: rank {rank} repeats the rank of line {rank_line[rank]}")
         ranks[token] = rank
+        rank_line[rank] = n
     if sorted(ranks.values()) != list(range(len(ranks))):
-        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(ranks) - 1}")
+        missing = next(i for i, r in enumerate(sorted(ranks.values())) if i != r)
+        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(ranks) - 1}; rank {missing} is missing")
     return ranks
 
 

@@ -172,8 +172,12 @@ def read_hf_json(path: str | os.PathLike) -> dict[str, Any]:
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get("type", "WordPiece") != "WordPiece" or "vocab" not in model \
             or "continuing_subword_prefix" not in model:
-        kind = model.get("type") if isinstance(model, dict) else None
-        raise ArtifactError(f"{source}: not a WordPiece tokenizer.json (model type {kind!r})")
+        if not isinstance(model, dict):
+            raise ArtifactError(f"{source}: not a Hugging Face tokenizer.json (no \"model\" object)")
+        if model.get("type", "WordPiece") != "WordPiece":
+            raise ArtifactError(f"{source}: not a WordPiece tokenizer.json (model type {model.get('type')!r})")
+        missing = [k for k in ("vocab", "continuing_subword_prefix") if k not in model]
+        raise ArtifactError(f"{source}: the WordPiece model lacks {' and '.join(map(repr, missing))}")
     vocab_map = model["vocab"]
     if not isinstance(vocab_map, dict) or not all(isinstance(i, int) for i in vocab_map.values()):
         raise ArtifactError(f"{source}: model.vocab must map tokens to integer ids")

@@ -18,7 +18,8 @@ import pytest
 
 import tokembed
 from tokembed import Embedder, Tokenizer, Vectorizer, hookimpl
-from tokembed.errors import DataError, RecipeError
+from tokembed.corpus import Corpus
+from tokembed.errors import CorpusError, DataError, RecipeError
 from tokembed.plugins.char.tokenizer import CharTokenizer
 from tokembed.recipe import (
     BatchSpec,
@@ -729,6 +730,9 @@ def test_corpus_jsonl_format_is_inferred_and_needs_a_field(reg, tmp_path):
         "r.yaml:2:9: corpus.field: missing: format jsonl needs the key holding each record's text"]
     r = load_recipe_string(head + "{path: d.jsonl, format: text, unit: file}\n", base_dir=tmp_path, registry=reg)
     assert (r.corpus.format, r.corpus.unit) == ("text", "file")
+    _write(tmp_path / "e.jsonl", '{"text": "a"}\n[1, 2]\n')
+    with pytest.raises(CorpusError, match=r"e.jsonl:2: the record is a JSON list, not an object with a field 'text'"):
+        list(Corpus(tmp_path / "e.jsonl", format="jsonl", field="text"))
 
 
 def test_corpus_path_from_set_is_relative_to_the_current_directory(reg, tmp_path, monkeypatch):

@@ -356,3 +356,14 @@ def test_catalogue_is_read_from_the_package():
     reg = build_registry()
     assert reg.catalogue["tokenizers"]["char"]["plugin"] == "char"
     assert isinstance(reg.presets, dict)
+
+
+def test_blocking_a_name_no_plugin_has_is_a_warning():
+    with pytest.warns(UserWarning, match="-p no:no-such-plugin: no installed plugin has that entry-point"):
+        reg = build_registry(blocked=["no-such-plugin"])
+    assert "char" in reg.names("tokenizer")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "char" not in build_registry(blocked=["char"]).names("tokenizer")  # a real name: no warning

@@ -61,8 +61,11 @@ def test_tiktoken_reader_errors(tmp_path):
     assert len(files.read_tiktoken(write(tmp_path / "r.tiktoken", "\n".join(good)))) == 256
     with pytest.raises(ArtifactError, match=r":3:"):
         files.read_tiktoken(write(tmp_path / "r.tiktoken", "\n".join(good[:2] + ["!!! 2"] + good[3:])))
-    with pytest.raises(ArtifactError, match="0 .. 255"):
+    with pytest.raises(ArtifactError, match="0 .. 255; rank 255 is missing"):
         files.read_tiktoken(write(tmp_path / "r.tiktoken", "\n".join(good[:-1] + [good[-1][:-3] + "300"])))
+    # the last byte given rank 7 again: line 256 repeats line 8's rank
+    with pytest.raises(ArtifactError, match=r"r.tiktoken:256: rank 7 repeats the rank of line 8"):
+        files.read_tiktoken(write(tmp_path / "r.tiktoken", "\n".join(good[:-1] + [good[-1][:-3] + "7"])))
     no_zero = [f"{base64.b64encode(bytes([b])).decode()} {b - 1}" for b in range(1, 256)]
     with pytest.raises(ArtifactError, match="single byte"):
         BPETokenizer.from_tiktoken(write(tmp_path / "r.tiktoken", "\n".join(no_zero)))

@@ -406,6 +406,8 @@ def test_hf_json_errors_and_vocab_param(tmp_path, bert):
     assert tok.get_vocab() == bert.get_vocab()
     data = json.loads(path.read_text(encoding="utf-8"))
     for change, match in [({"model": {"type": "BPE", "vocab": {}, "merges": []}}, "not a WordPiece"),
+                          ({"model": {"type": "WordPiece", "vocab": {}}}, "lacks 'continuing_subword_prefix'"),
+                          ({"model": None}, "no \"model\" object"),
                           ({"normalizer": {"type": "NFKC"}}, "normalizer 'NFKC'"),
                           ({"pre_tokenizer": {"type": "Whitespace"}}, "pre-tokenizer 'Whitespace'"),
                           ({"post_processor": {"type": "RobertaProcessing"}}, "RobertaProcessing")]:
