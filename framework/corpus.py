@@ -83,6 +83,8 @@ def expand_paths(pattern: str | os.PathLike, base: Path | None = None) -> list[P
         return files
     if p.is_file():
         return [p]
+    if p.exists():
+        raise CorpusError(f"{raw}: not a regular file or folder (a device, pipe or socket); give a text file")
     raise CorpusError(f"{raw}: no such file or folder" + (f" (looked in {p})" if str(p) != raw else ""))
 
 

@@ -222,6 +222,13 @@ def test_corpus_byte_order_marks(tmp_path):
         list(Corpus(path, errors="replace"))
 
 
+def test_a_corpus_path_that_is_a_device_is_a_clear_error():
+    from tokembed.errors import CorpusError
+
+    with pytest.raises(CorpusError, match="/dev/null: not a regular file or folder"):
+        Corpus.from_path("/dev/null")
+
+
 def test_corpus_size_counts_the_uncompressed_bytes_of_gzip_files(tmp_path):
     import gzip
 
