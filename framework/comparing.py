@@ -2,9 +2,10 @@
 
 The recipe is checked whole before any work (:func:`tokembed.recipe.load_recipe`). Then:
 
-1. each tokenizer with ``type:``/``preset:`` is trained **once**, on the recipe's ``corpus:`` (read once into memory
+1. each ``{load: FILE}`` tokenizer is taken from the recipe check, which read its file (a file its reader rejects is a
+   recipe problem, so nothing is trained and no run folder is made);
+2. each tokenizer with ``type:``/``preset:`` is trained **once**, on the recipe's ``corpus:`` (read once into memory
    when ``max_lines``/``sample_lines`` bound it, streamed otherwise), and saved as ``<label>.tokembed.json``;
-2. each ``{load: FILE}`` tokenizer is read from its file;
 3. every tokenizer is evaluated on every corpus of ``compare.corpora`` and on each language of ``compare.parallel``
    by :func:`tokembed.compare.compare_tokenizers`;
 4. the comparison is written in every format into the run folder.
@@ -124,10 +125,13 @@ def run_comparison(
     Raises
     ------
     RecipeError
-        If the recipe is invalid, every problem listed, before any work; or if it has no ``compare:`` section.
+        If the recipe is invalid, every problem listed, before any work (a ``{load: FILE}`` file that its reader
+        rejects among them: ``FILE:LINE:COL: compare.tokenizers.LABEL: <the reader's message>``); or if it has no
+        ``compare:`` section.
     TokembedError
         If a corpus, a tokenizer file or a component fails with a user-caused error (CorpusError, DataError,
-        ArtifactError, ...).
+        ArtifactError, ...). A tokenizer file that fails to read when the run reads it (a :class:`Recipe` passed
+        in) fails before any training, its message located at the stage.
     """
     from .recipe import Recipe, load_recipe
 
@@ -162,6 +166,18 @@ def run_comparison(
         timings[step] = row
         return value
 
+    # The loaded tokenizers first, before any training and before the run folder exists: the recipe check has read
+    # each file and kept the tokenizer (so this hands it over; the time is that of the check's reading), and a
+    # Recipe passed in whose tokenizers were handed over already is read again here, failing before any work.
+    loaded_tokenizers: dict[str, Any] = {}
+    for item in spec.loaded:
+        tok = item.build()
+        step = f"load {item.label}"
+        timings[step] = {"seconds": round(item.read_seconds or 0.0, 4)}
+        loaded_tokenizers[item.label] = tok
+        _say(quiet, f"loaded {item.label} ({item.type}): {tok.get_vocab_size():,} entries in "
+                    f"{timings[step]['seconds']:.2f} s")
+
     def _work(work_dir: Path) -> tuple[Any, Any, Any]:
         atomic_write_text(work_dir / "recipe.resolved.yaml", _yaml_dump(loaded.resolved()))
         train: Any = None
@@ -180,12 +196,11 @@ def run_comparison(
                     tok = item.build()
                     timed(step, lambda tok=tok: tok.fit(train), size)
                 tok.save(work_dir / f"{item.label}.tokembed.json")
+                _say(quiet, f"trained {item.label} ({item.type}): {tok.get_vocab_size():,} entries in "
+                            f"{timings[step]['seconds']:.2f} s")
             else:
-                step = f"load {item.label}"
-                tok = timed(step, item.build)
-            tokenizers[item.label] = tok
-            _say(quiet, f"{'trained' if step.startswith('fit') else 'loaded'} {item.label} ({item.type}): "
-                        f"{tok.get_vocab_size():,} entries in {timings[step]['seconds']:.2f} s")
+                tok = loaded_tokenizers[item.label]
+            tokenizers[item.label] = tok  # in recipe order
 
         from .compare import compare_tokenizers
 

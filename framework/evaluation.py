@@ -88,6 +88,27 @@ def _finite(x: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _require_finite(kv: KeyedVectors, rows: np.ndarray | int, what: str) -> None:
+    """Raise if a vector that can change the score holds NaN or an infinity: the ``rows`` given (those word pairs
+    use), or, for an int, every row below it (those analogies search). Without this check NaN makes a correlation
+    undefined (None) and wins every argmax of an analogy search (a wrong accuracy), both silently."""
+    if isinstance(rows, np.ndarray):
+        rows = np.unique(rows)
+        bad = rows[~np.isfinite(kv.vectors[rows]).all(axis=1)]
+    else:
+        found = [lo + np.flatnonzero(~np.isfinite(kv.vectors[lo:min(lo + 65536, rows)]).all(axis=1))
+                 for lo in range(0, rows, 65536)]  # in blocks: a bounded temporary array
+        bad = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    if len(bad):
+        first = int(bad[0])
+        raise TokembedError(
+            f"{what} uses {len(bad):,} vector{'s' if len(bad) != 1 else ''} holding NaN or infinite values (the "
+            f"first: {kv.index_to_key[first]!r}, row {first} of {len(kv):,}), so its score would be meaningless. "
+            "Such vectors come from a training run that diverged (try a lower learning rate) or from a file with "
+            "'nan' or 'inf' values"
+        )
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # word pairs
 # ---------------------------------------------------------------------------------------------------------------
@@ -130,6 +151,8 @@ def evaluate_word_pairs(
     ------
     DataError
         Unknown or unfetched dataset name, or a malformed file (see :func:`tokembed.datasets.read_word_pairs`).
+    TokembedError
+        If a vector of a usable pair holds NaN or an infinity (the correlation would be undefined).
     """
     from scipy import stats
 
@@ -149,6 +172,7 @@ def evaluate_word_pairs(
     total = len(items)
     result: dict[str, Any] = {"kind": "word_pairs", "spearman": None, "pvalue": None, "pearson": None}
     if used >= 3:
+        _require_finite(kv, np.array(rows_a + rows_b, dtype=np.int64), "the word-pair evaluation")
         va = kv.vectors[rows_a].astype(np.float64)
         vb = kv.vectors[rows_b].astype(np.float64)
         norms = np.linalg.norm(va, axis=1) * np.linalg.norm(vb, axis=1)
@@ -218,6 +242,9 @@ def evaluate_word_analogies(
     ------
     DataError
         Unknown or unfetched dataset name, or a malformed file (see :func:`tokembed.datasets.read_analogies`).
+    TokembedError
+        If a vector among the searched rows holds NaN or an infinity (it would win every search: a wrong
+        accuracy).
     """
     from .datasets import read_analogies
 
@@ -237,6 +264,8 @@ def evaluate_word_analogies(
                 owner.append(s)
     q = np.array(quads, dtype=np.int64).reshape(-1, 4)
     owner_arr = np.array(owner, dtype=np.int64)
+    if len(q):
+        _require_finite(kv, end, f"the analogy evaluation (searching the first {end:,} rows)")
     hit = _solve_3cosadd(kv, q, vocab, end, case_insensitive, batch_size) if len(q) else np.zeros(0, dtype=bool)
 
     correct = np.bincount(owner_arr[hit], minlength=len(names))
@@ -378,6 +407,9 @@ def evaluate_vectors(
     ------
     DataError
         As :func:`resolve_evaluation_sets`, before anything is computed.
+    TokembedError
+        If the vectors a set uses hold NaN or infinite values (see :func:`evaluate_word_pairs` and
+        :func:`evaluate_word_analogies`).
     """
     kinds = resolve_evaluation_sets(sets)
     results: dict[str, dict[str, Any]] = {}

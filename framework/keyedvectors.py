@@ -38,7 +38,7 @@ import numpy as np
 from .errors import ArtifactError, DataError, TokembedError
 from .io import atomic_path
 
-__all__ = ["KeyedVectors", "OutOfVocabularyError", "load_vectors"]
+__all__ = ["KeyedVectors", "OutOfVocabularyError", "load_vectors", "read_word2vec_header"]
 
 #: Rows per block when computing norms and writing files (bounds temporary memory).
 _BLOCK = 65536
@@ -633,28 +633,52 @@ class KeyedVectors:
 
 
 def load_vectors(
-    source: str | os.PathLike, *, binary: bool | None = None, limit: int | None = None
+    source: str | os.PathLike, *, binary: bool | None = None, limit: int | None = None, no_header: bool = False
 ) -> KeyedVectors:
     """Vectors from a dataset name, a ``vectors.npy`` + ``vocab.txt`` folder, or a word2vec file.
 
     A file is read as binary when ``binary`` is True, or when it is None and the file name ends in ``.bin``;
-    otherwise as text.
+    otherwise as text. ``no_header=True`` reads a text file without the ``"<count> <dimensions>"`` line (GloVe's
+    own ``.txt`` files).
 
     Raises
     ------
     DataError, ArtifactError
         As :meth:`KeyedVectors.from_dataset` and :meth:`KeyedVectors.load_word2vec_format`.
+    TokembedError
+        ``no_header`` with a binary file, a dataset or a folder (it applies to word2vec text files only).
     """
     from .datasets import DATASETS
 
     p = Path(source)
-    if (isinstance(source, str) and source in DATASETS) or p.is_dir():
-        return KeyedVectors.from_dataset(source, limit=limit)
-    if not p.exists() and _looks_like_name(source):
+    if (isinstance(source, str) and source in DATASETS) or p.is_dir() or (not p.exists() and _looks_like_name(source)):
+        if no_header:
+            raise TokembedError(f"{source}: no_header applies to word2vec text files, not to a dataset or a folder")
         return KeyedVectors.from_dataset(source, limit=limit)  # an unknown dataset name: DataError
     if binary is None:
         binary = p.suffix == ".bin"
-    return KeyedVectors.load_word2vec_format(p, binary=binary, limit=limit)
+    return KeyedVectors.load_word2vec_format(p, binary=binary, limit=limit, no_header=no_header)
+
+
+def read_word2vec_header(path: str | os.PathLike) -> tuple[int, int] | None:
+    """``(count, dimensions)`` from the first line of a word2vec file (text or binary), or None when the first line
+    is not such a header (a GloVe ``.txt`` file, which starts with a vector).
+
+    Reads one line at most (up to 64 KiB); what :meth:`KeyedVectors.load_word2vec_format` requires unless
+    ``no_header=True``.
+
+    Raises
+    ------
+    ArtifactError
+        If the file cannot be opened.
+    """
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            line = fh.readline(65536)
+    except OSError as exc:
+        raise ArtifactError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return _parse_header(line)
 
 
 # -- helpers --------------------------------------------------------------------------------------------------------
@@ -709,22 +733,30 @@ def _top_indices(scores: np.ndarray, topn: int) -> np.ndarray:
     return cand[order[:topn]]
 
 
-def _read_header(fh: io.BufferedReader, path: Path, binary: bool) -> tuple[int, int]:
-    line = fh.readline()
+def _parse_header(line: bytes) -> tuple[int, int] | None:
+    """``(count, dimensions)`` of a header line ``b"<count> <dimensions>\\n"``, None if it is not one."""
     parts = line.split()
     try:
-        if len(parts) != 2:
-            raise ValueError
-        count, dim = int(parts[0]), int(parts[1])
-        if count < 0 or dim < 1:
-            raise ValueError
+        count, dim = (int(parts[0]), int(parts[1])) if len(parts) == 2 else (-1, 0)
     except ValueError:
+        return None
+    return (count, dim) if count >= 0 and dim >= 1 else None
+
+
+#: The hint of a text file's missing header; a recipe's ``evaluate.vectors`` says it in its own words instead
+#: (:class:`tokembed.recipe_evaluate.VectorsSpec`).
+NO_HEADER_HINT = " (a file without this line, like GloVe's .txt, reads with no_header=True)"
+
+
+def _read_header(fh: io.BufferedReader, path: Path, binary: bool) -> tuple[int, int]:
+    line = fh.readline()
+    found = _parse_header(line)
+    if found is None:
         shown = line[:60].decode("utf-8", "replace").rstrip("\n")
-        hint = "" if binary else " (a file without this line, like GloVe's .txt, reads with no_header=True)"
         raise ArtifactError(
-            f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}{hint}"
-        ) from None
-    return count, dim
+            f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}{'' if binary else NO_HEADER_HINT}"
+        )
+    return found
 
 
 def _decode_key(raw: bytes, where: str) -> str:

@@ -7,9 +7,11 @@ evaluate:
   vectors:                                        # pretrained vectors to score beside the recipe's own
     glove50: {dataset: glove_6b_50d}
     mine: {path: vectors.bin, binary: true, limit: 200000}
+    glove: {path: glove.6B.50d.txt, no_header: true}   # a text file without the "<count> <dimensions>" line
 ```
 The short form ``evaluate: [wordsim353, simlex999]`` names the sets only. Every set and every vector source must be
-fetched (or exist) before any work; a missing one is a problem that gives the ``tokembed data fetch`` command.
+fetched (or exist) before any work; a missing one is a problem that gives the ``tokembed data fetch`` command. The
+first line of a word2vec file is checked too: a file without the header line needs ``no_header: true``.
 Embedders that produce word vectors (an attribute ``wv_`` holding :class:`~tokembed.keyedvectors.KeyedVectors`)
 are evaluated too. Private to :mod:`tokembed.recipe`.
 """
@@ -17,11 +19,13 @@ are evaluated too. Private to :mod:`tokembed.recipe`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as _field
 from pathlib import Path
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from .errors import TokembedError
 from .recipe_corpus import dataset_location
 from .recipe_types import INVALID, Constraint, coerce
 from .recipe_yaml import Problems, describe_node, did_you_mean, join_path, mapping_items
@@ -30,13 +34,32 @@ __all__ = ["EvaluateSpec", "VectorsSpec", "check_evaluate", "EVALUATE_KEYS"]
 
 EVALUATE_KEYS = ("sets", "restrict_vocab", "pairs_restrict_vocab", "case_insensitive", "vectors")
 _SET_KINDS = ("word_pairs", "analogies")
-_VECTOR_KEYS = ("dataset", "path", "binary", "limit")
+_VECTOR_KEYS = ("dataset", "path", "binary", "limit", "no_header")
 _AT_LEAST_ONE = Constraint.parse(">= 1")
 
 
 @dataclass(frozen=True)
 class VectorsSpec:
-    """Pretrained vectors to evaluate: a ``vectors`` dataset or a word2vec file (text, or binary)."""
+    """Pretrained vectors to evaluate: a ``vectors`` dataset or a word2vec file (text, or binary).
+
+    Attributes
+    ----------
+    label : str
+        The key under ``evaluate.vectors``.
+    source : {"dataset", "path"}
+    value : str
+        The dataset's name, or the path as written.
+    location : Path or None
+        The file or folder (relative paths resolved against the recipe's folder); for a dataset, where it is.
+    binary : bool or None
+        The binary word2vec format; None: binary when the name ends in ``.bin``.
+    limit : int or None
+        Read only the first ``limit`` vectors.
+    no_header : bool
+        A text file without the ``"<count> <dimensions>"`` line (GloVe's own ``.txt``).
+    where : str
+        ``FILE:LINE:COL`` of the entry in the recipe.
+    """
 
     label: str
     source: str  # "dataset" or "path"
@@ -44,13 +67,33 @@ class VectorsSpec:
     location: Path | None
     binary: bool | None = None
     limit: int | None = None
+    no_header: bool = False
+    where: str = _field(default="", compare=False)
 
     def load(self) -> Any:
-        """The vectors as :class:`~tokembed.keyedvectors.KeyedVectors`."""
-        from .keyedvectors import load_vectors
+        """The vectors as :class:`~tokembed.keyedvectors.KeyedVectors`.
+
+        Raises
+        ------
+        TokembedError
+            As :func:`tokembed.keyedvectors.load_vectors` (``ArtifactError`` for a malformed file, ``DataError``
+            for a dataset), its message prefixed with the entry: ``FILE:LINE:COL: evaluate.vectors.LABEL: ...``;
+            a missing header line suggests ``no_header: true``.
+        """
+        from .keyedvectors import NO_HEADER_HINT, load_vectors
 
         target = self.value if self.source == "dataset" else str(self.location)
-        return load_vectors(target, binary=self.binary, limit=self.limit)
+        try:
+            return load_vectors(target, binary=self.binary, limit=self.limit, no_header=self.no_header)
+        except TokembedError as exc:
+            message = str(exc).replace(NO_HEADER_HINT, f" (a file without this line, like GloVe's .txt, reads with "
+                                                       f"no_header: true under evaluate.vectors.{self.label})")
+            message = f"{self.where}: evaluate.vectors.{self.label}: {message}" if self.where else message
+            try:
+                located = type(exc)(message)
+            except Exception:  # an error class whose constructor takes something else than a message
+                located = TokembedError(message)
+            raise located from exc
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {self.source: self.value if self.source == "dataset" else str(self.location)}
@@ -58,6 +101,8 @@ class VectorsSpec:
             out["binary"] = self.binary
         if self.limit is not None:
             out["limit"] = self.limit
+        if self.no_header:
+            out["no_header"] = True
         return out
 
 
@@ -131,7 +176,7 @@ def _vectors(node: Node, path: str, problems: Problems, base_dir: Path) -> tuple
                              f"unknown key.{did_you_mean(key, _VECTOR_KEYS)} Allowed: {', '.join(_VECTOR_KEYS)}")
                 ok = False
                 continue
-            hint = {"dataset": str, "path": str, "binary": bool | None, "limit": int | None}[key]
+            hint = {"dataset": str, "path": str, "binary": bool | None, "limit": int | None, "no_header": bool}[key]
             value = coerce(fnode, hint, join_path(where, key), problems, _AT_LEAST_ONE if key == "limit" else None)
             ok = ok and value is not INVALID
             fields[key] = (fnode, value)
@@ -143,6 +188,11 @@ def _vectors(node: Node, path: str, problems: Problems, base_dir: Path) -> tuple
         source = sources[0]
         fnode, value = fields[source]
         if value is INVALID:
+            continue
+        if source == "dataset" and fields.get("no_header", (None, False))[1] is True:
+            problems.add(fields["no_header"][0], join_path(where, "no_header"),
+                         "applies to word2vec text files (path: FILE), not to a dataset")
+            ok = False
             continue
         if source == "dataset":
             location = dataset_location(value, fnode, join_path(where, "dataset"), problems, kinds=("vectors",))
@@ -160,8 +210,52 @@ def _vectors(node: Node, path: str, problems: Problems, base_dir: Path) -> tuple
                 continue
         binary = fields.get("binary", (None, None))[1]
         limit = fields.get("limit", (None, None))[1]
-        out.append(VectorsSpec(label, source, value, location, binary, limit))
+        no_header = fields.get("no_header", (None, False))[1]
+        if binary is INVALID or no_header is INVALID:
+            continue
+        if not _header_fits(fields, source, location, binary, no_header, where, problems):
+            ok = False
+            continue
+        out.append(VectorsSpec(label, source, value, location, binary, limit, no_header, problems.where(vnode)))
     return tuple(out) if ok else None
+
+
+def _header_fits(fields: dict[str, tuple[Node, Any]], source: str, location: Path | None, binary: bool | None,
+                 no_header: bool, where: str, problems: Problems) -> bool:
+    """``no_header:`` agrees with the source, and a word2vec file has the header line it needs (read from its first
+    line: cheap, and the reader would fail on it after the run's training)."""
+    is_file = source == "path" and location is not None and location.is_file()
+    binary_file = bool(binary) or (binary is None and location is not None and location.suffix == ".bin")
+    if no_header:
+        nnode = fields["no_header"][0]
+        if not is_file:  # a folder (vectors.npy + vocab.txt); a dataset is refused before it is looked up
+            problems.add(nnode, join_path(where, "no_header"),
+                         "applies to word2vec text files (path: FILE), not to a folder")
+            return False
+        if binary_file:
+            problems.add(nnode, join_path(where, "no_header"),
+                         "applies to the text format only (a binary word2vec file always has the header line)")
+            return False
+        return True
+    if not is_file:
+        return True
+    from .keyedvectors import read_word2vec_header
+
+    assert location is not None
+    pnode = fields["path"][0]
+    try:
+        if read_word2vec_header(location) is not None:
+            return True
+        with open(location, "rb") as fh:
+            shown = fh.readline(60).decode("utf-8", "replace").rstrip("\r\n")
+    except (TokembedError, OSError) as exc:
+        problems.add(pnode, join_path(where, "path"), str(exc))
+        return False
+    fix = "every binary word2vec file starts with it" if binary_file else \
+        "a text file without this line (GloVe's .txt) reads with no_header: true"
+    problems.add(pnode, join_path(where, "path"), f"{fields['path'][1]}: line 1 is not the word2vec header "
+                                                  f"'<count> <dimensions>' (got {shown!r}); {fix}")
+    return False
 
 
 def check_evaluate(node: Node, problems: Problems, base_dir: Path) -> EvaluateSpec | None:

@@ -3,7 +3,9 @@
 The file is found and its format told apart before any work: a saved tokembed tokenizer (``*.tokembed.json``, read
 with the class its ``type`` names), a Hugging Face ``tokenizer.json`` (its ``model.type`` picks ``bpe`` or
 ``wordpiece``), tiktoken ranks (``*.tiktoken``) or a WordPiece ``vocab.txt``. For the last three the plugin's
-classmethod (:data:`LOADERS`) must exist, and the stage's other keys are typed against its signature. Private to
+classmethod (:data:`LOADERS`) must exist, and the stage's other keys are typed against its signature. Then the file
+is read with its reader (:meth:`LoadSpec.read`): a file the reader rejects is a problem of the stage, reported with
+the other problems before any training, and the tokenizer read is kept for the run. Private to
 :mod:`tokembed.recipe`.
 """
 
@@ -100,8 +102,8 @@ class _LoadChecker:
                                                                 "with the parameters it was saved with")
             if given:
                 return None
-            return LoadSpec(label, source, value, file, "tokembed", file_type, "load",
-                            types.MappingProxyType({}), self.problems.where(node), cls)
+            return self.read(LoadSpec(label, source, value, file, "tokembed", file_type, "load",
+                                      types.MappingProxyType({}), self.problems.where(node), cls), node, path)
         default_type, loader, what = LOADERS[fmt_name if fmt_name != "hf_json" else f"hf_json:{file_type}"]
         type_name = type_name or default_type
         type_node = fields["type"][1] if "type" in fields else lnode
@@ -124,8 +126,18 @@ class _LoadChecker:
         if params is None:
             return None
         loader_format: Literal["tiktoken", "hf_json", "vocab_txt"] = fmt_name  # type: ignore[assignment]
-        return LoadSpec(label, source, value, file, loader_format, type_name, loader,
-                        types.MappingProxyType(params), self.problems.where(node), cls)
+        return self.read(LoadSpec(label, source, value, file, loader_format, type_name, loader,
+                                  types.MappingProxyType(params), self.problems.where(node), cls), node, path)
+
+    def read(self, spec: LoadSpec, node: MappingNode, path: str) -> LoadSpec | None:
+        """Read the file now (a tokenizer file is cheap to read, and a run would read it anyway), keeping the
+        tokenizer for the run; a file its reader rejects is a problem of the stage, found before any training."""
+        try:
+            spec.read(keep=True)
+        except TokembedError as exc:
+            self.problems.add(node, path, str(exc))
+            return None
+        return spec
 
     def source(self, node: Node, path: str) -> tuple[Literal["path", "dataset"], str, Path] | None:
         """``load: PATH``, ``load: {path: PATH}`` or ``load: {dataset: NAME}`` -> (source, value, absolute file)."""

@@ -5,6 +5,7 @@ Import these from :mod:`tokembed.recipe`; this module only keeps ``recipe.py`` s
 
 from __future__ import annotations
 
+import time
 import types
 from dataclasses import dataclass
 from dataclasses import field as _field
@@ -262,6 +263,12 @@ class LoadSpec:
         ``FILE:LINE:COL`` of the stage.
     cls : type
         The tokenizer class from the registry.
+
+    Notes
+    -----
+    The recipe check reads the file (:meth:`read` with ``keep=True``), so that a file the reader rejects is a
+    recipe problem found before any training, and keeps what it read for the next :meth:`build`: a run reads each
+    file once. :attr:`read_seconds` says how long the last reading took.
     """
 
     label: str
@@ -274,6 +281,9 @@ class LoadSpec:
     params: Mapping[str, Any] = _field(default_factory=lambda: types.MappingProxyType({}), hash=False)
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
+    # "tokenizer": what read(keep=True) read and build() has not handed over yet; "seconds": the last reading's
+    # duration. Not part of the spec's value (no repr, no comparison, no hash).
+    _state: dict[str, Any] = _field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     kind = "tokenizer"
 
@@ -287,8 +297,20 @@ class LoadSpec:
             out[name] = plain_data(self.params[name])
         return out
 
-    def build(self) -> Any:
-        """Read the tokenizer: ``cls.load(path)`` for a tokembed file, else ``cls.<loader>(str(path), **params)``.
+    @property
+    def read_seconds(self) -> float | None:
+        """Seconds the last reading of the file took (by :meth:`read` or :meth:`build`), None before any."""
+        return self._state.get("seconds")
+
+    def read(self, keep: bool = False) -> Any:
+        """Read the tokenizer from the file now: ``cls.load(path)`` for a tokembed file, else
+        ``cls.<loader>(str(path), **params)``.
+
+        Parameters
+        ----------
+        keep : bool
+            Also keep the tokenizer for the next :meth:`build`, which hands it over instead of reading again (the
+            recipe check does this, so that a run reads each file once).
 
         Returns
         -------
@@ -297,28 +319,67 @@ class LoadSpec:
 
         Raises
         ------
+        TokembedError
+            The reader's own error, unchanged (``ArtifactError`` for a malformed file, naming the file and line).
         ArtifactError
-            If the file cannot be read as that format (a plugin's own :class:`~tokembed.errors.TokembedError`
-            passes through unchanged; any other exception is wrapped, naming the stage, the file and the method).
+            Any other exception of the reader, wrapped: ``Class.loader('PATH') failed: ValueError: ...``. Neither
+            names the recipe (see :meth:`build`).
         RecipeError
             If the spec was built without a registry.
         """
         if self.cls is None:
             raise RecipeError(f"{self.location}: {self.label}: no component class (spec built without a registry)")
-        if self.format == "tokembed":
-            return self.cls.load(self.path)
-        schema, _, _ = method_params(self.cls, self.loader)
-        init, _ = class_params(self.cls)
-        kwargs = {k: thaw(v, schema[k].hint if k in schema else init[k].hint if k in init else ANY)
-                  for k, v in self.params.items()}
-        what = f"{self.cls.__qualname__}.{self.loader}({str(self.path)!r})"
+        kwargs: dict[str, Any] = {}
+        if self.format != "tokembed":
+            schema, _, _ = method_params(self.cls, self.loader)
+            init, _ = class_params(self.cls)
+            kwargs = {k: thaw(v, schema[k].hint if k in schema else init[k].hint if k in init else ANY)
+                      for k, v in self.params.items()}
+        started = time.perf_counter()
         try:
-            return getattr(self.cls, self.loader)(str(self.path), **kwargs)
+            if self.format == "tokembed":
+                tok = self.cls.load(self.path)
+            else:
+                tok = getattr(self.cls, self.loader)(str(self.path), **kwargs)
         except TokembedError:
             raise
         except Exception as exc:
-            raise ArtifactError(f"{self.location}: compare.tokenizers.{self.label}: {what} failed: "
-                                f"{type(exc).__name__}: {exc}") from exc
+            what = f"{self.cls.__qualname__}.{self.loader}({str(self.path)!r})"
+            raise ArtifactError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+        self._state["seconds"] = time.perf_counter() - started
+        if keep:
+            self._state["tokenizer"] = tok
+        return tok
+
+    def build(self) -> Any:
+        """The tokenizer: the one the recipe check read (handed over once), else read from the file now.
+
+        Returns
+        -------
+        Tokenizer
+            Fitted (ready to encode).
+
+        Raises
+        ------
+        TokembedError
+            As :meth:`read`, its message prefixed with the stage: ``FILE:LINE:COL: compare.tokenizers.LABEL: ...``
+            (the same class when it can be built from a message, else ``ArtifactError``).
+        RecipeError
+            If the spec was built without a registry.
+        """
+        if "tokenizer" in self._state:
+            return self._state.pop("tokenizer")
+        try:
+            return self.read()
+        except RecipeError:
+            raise
+        except TokembedError as exc:
+            message = f"{self.location}: compare.tokenizers.{self.label}: {exc}"
+            try:
+                located = type(exc)(message)
+            except Exception:  # an error class whose constructor takes something else than a message
+                located = ArtifactError(message)
+            raise located from exc
 
 
 @dataclass(frozen=True)

@@ -335,7 +335,11 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: _Timer, quiet: bool
     results: dict[str, Any] = {}
     for label, get in sources:
         with timer.step(f"evaluate vectors {label}"):
-            results[label] = evaluate_vectors(get(), list(spec.sets), **spec.options())
+            vectors = get()
+            try:
+                results[label] = evaluate_vectors(vectors, list(spec.sets), **spec.options())
+            except TokembedError as exc:  # NaN vectors, ...: say which source
+                raise type(exc)(f"evaluate: vectors {label}: {exc}") from None
         if not quiet:
             print(f"evaluation of {label}:\n{format_evaluation(results[label])}")
     if not sources and not quiet:

@@ -25,6 +25,7 @@ from tokembed.plugins.word.tokenizer import WordTokenizer
 from tokembed.recipe import CompareSpec, ComponentSpec, LoadSpec, load_recipe, load_recipe_string
 from tokembed.recipe_corpus import spread
 from tokembed.registry import build_registry
+from tokembed.runner import RUN_MARKER
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = sorted((ROOT / "tests" / "recipes" / "bad").glob("compare*.yaml"))
@@ -405,10 +406,13 @@ compare:
         "vocab_txt", "wordpiece", "from_vocab_file", {"lowercase": False}, FakeWordPiece)
     assert (saved.format, saved.type, saved.loader, saved.cls) == ("tokembed", "char", "load", CharTokenizer)
     assert r.compare.trained == ()
+    # the recipe check read every file once, and build() hands those tokenizers over without reading again
+    calls = ([("from_tiktoken", str(files / "ranks.tiktoken"), "mine", {"vocab_size": 50}),
+              ("from_hf_json", str(files / "bpe.json"), 0.25)],
+             [("from_vocab_file", str(files / "vocab.txt"), False)])
+    assert (FakeBPE.calls, FakeWordPiece.calls) == calls
     built = [s.build() for s in r.compare.tokenizers]
-    assert FakeBPE.calls == [("from_tiktoken", str(files / "ranks.tiktoken"), "mine", {"vocab_size": 50}),
-                             ("from_hf_json", str(files / "bpe.json"), 0.25)]
-    assert FakeWordPiece.calls == [("from_vocab_file", str(files / "vocab.txt"), False)]
+    assert (FakeBPE.calls, FakeWordPiece.calls) == calls
     assert built[0].vocab_size == 50 and set(built[0].get_vocab()) >= {"a", "b", "c"}
     assert set(built[2].get_vocab()) >= set("[UNK]hello##s")  # the fake fits a char tokenizer on the file
     assert built[3].get_vocab() == CharTokenizer().fit(["ab"]).get_vocab()
@@ -477,14 +481,78 @@ def test_load_dataset_is_a_tokenizer_file(files, fake_reg, monkeypatch):
         "Datasets of that kind: bert_uncased_vocab, gpt2_ranks"]
 
 
-def test_a_reader_that_fails_is_an_artifact_error_naming_the_stage(files, fake_reg):
+def test_a_reader_that_fails_is_a_problem_of_the_stage(files, fake_reg):
     text = "compare:\n  corpora: {x: {builtin: moby-dick}}\n  tokenizers:\n    hf: {load: bpe.json, dropout: 1.5}\n"
+    assert problems_of(text, fake_reg, files) == [
+        f"r.yaml:4:9: compare.tokenizers.hf: FakeBPE.from_hf_json({str(files / 'bpe.json')!r}) failed: ValueError: "
+        "dropout must be below 1"]
+
+
+def test_build_reads_again_once_handed_over_and_names_the_stage_when_it_fails(files, fake_reg):
+    text = "compare:\n  corpora: {x: {builtin: moby-dick}}\n  tokenizers:\n    hf: {load: bpe.json}\n"
     spec = load_recipe_string(text, source="r.yaml", base_dir=files, registry=fake_reg).compare.tokenizers[0]
+    assert len(FakeBPE.calls) == 1 and spec.read_seconds is not None and spec.read_seconds >= 0
+    first, second = spec.build(), spec.build()
+    assert first is not second and len(FakeBPE.calls) == 2  # the kept one once, then a fresh reading
+    # the file changes after the check: build() reads it again and its error names the recipe's stage
+    object.__setattr__(spec, "params", {"dropout": 1.5})
     with pytest.raises(ArtifactError) as info:
         spec.build()
     assert str(info.value) == (f"r.yaml:4:9: compare.tokenizers.hf: FakeBPE.from_hf_json({str(files / 'bpe.json')!r}) "
                                "failed: ValueError: dropout must be below 1")
-    assert isinstance(info.value.__cause__, ValueError)
+    assert isinstance(info.value.__cause__, ArtifactError)
+    assert isinstance(info.value.__cause__.__cause__, ValueError)
+    # read() raises the reader's message alone (what the recipe check locates itself)
+    with pytest.raises(ArtifactError, match=r"^FakeBPE\.from_hf_json\(.*\) failed: ValueError: dropout must be "
+                                            r"below 1$"):
+        spec.read()
+
+
+BAD_RANKS = "IQ== 0\nIg== 1\n!!!notb64 2\n"  # '!' and '"' as base64, then a line that is not base64
+
+
+@pytest.fixture
+def bpe_reg(monkeypatch):
+    monkeypatch.delenv("TOKEMBED_PLUGINS", raising=False)
+    reg = build_registry(autoload=False, blocked=["tokembed"],
+                         plugins=["tokembed.plugins.char", "tokembed.plugins.word", "tokembed.plugins.bpe"])
+    assert not reg.failures, reg.failures
+    return reg
+
+
+def test_a_malformed_tokenizer_file_fails_the_recipe_before_any_training(project, bpe_reg, monkeypatch, capsys):
+    """The tester's case: a trained tokenizer listed before a {load:} file that the bpe plugin's reader rejects."""
+    write(project.parent / "models" / "bad.tiktoken", BAD_RANKS)
+    write(project, RECIPE.replace("saved: {load: models/xyz.tokembed.json}", "bad: {load: models/bad.tiktoken}"))
+    fits: list[str] = []
+    monkeypatch.setattr(CharTokenizer, "fit", lambda self, corpus: fits.append("char"))
+    monkeypatch.chdir(project.parent)
+    expected = (f"{project}:6:10: compare.tokenizers.bad: {project.parent / 'models' / 'bad.tiktoken'}:3: expected "
+                "'<base64 token> <rank>', got '!!!notb64 2'")
+    with pytest.raises(RecipeError) as info:
+        run_comparison(project, registry=bpe_reg, quiet=True)
+    assert info.value.problems == [expected]
+    assert fits == [] and sorted(p.name for p in project.parent.iterdir()) == ["compare.yaml", "data", "models"]
+    monkeypatch.setattr("tokembed.registry.build_registry", lambda **kw: bpe_reg)
+    for command in ("validate", "compare"):
+        assert main([command, str(project)]) == 2
+        assert capsys.readouterr().err == f"tokembed: error: {expected}\n"
+    assert fits == [] and not (project.parent / "out").exists() and not (project.parent / "out.incomplete").exists()
+
+
+def test_a_tokenizer_file_that_fails_at_run_time_fails_before_any_training(project, reg, monkeypatch):
+    """A loaded Recipe whose kept tokenizer was handed over reads the file again: a file spoilt since the check
+    fails before the corpus is read and before the run folder exists, its message naming the stage."""
+    monkeypatch.chdir(project.parent)
+    recipe = load_recipe(project, registry=reg)
+    saved = next(s for s in recipe.compare.tokenizers if s.label == "saved")
+    saved.build()  # hands the kept tokenizer over
+    (project.parent / "models" / "xyz.tokembed.json").write_text("{", encoding="utf-8")
+    opened: list[str] = []
+    monkeypatch.setattr(type(recipe.corpus), "open", lambda self: opened.append("corpus") or [])
+    with pytest.raises(ArtifactError, match=rf"^{project}:6:12: compare\.tokenizers\.saved: .*xyz\.tokembed\.json"):
+        run_comparison(recipe, registry=reg, quiet=True)
+    assert opened == [] and not (project.parent / "out").exists() and not (project.parent / "out.incomplete").exists()
 
 
 # -- a whole run -----------------------------------------------------------------------------------------------------
@@ -506,14 +574,15 @@ def test_run_trains_once_on_the_training_corpus_and_writes_everything(project, r
     assert fits == [("char", ["the cat sat", "the dog sat"]), ("word", ["the cat sat", "the dog sat"])]
     out = project.parent / "out"
     assert run.output == Path("out")
-    assert sorted(p.name for p in out.iterdir()) == [
-        "char.tokembed.json", "comparison.csv", "comparison.json", "comparison.md", "comparison.txt",
-        "recipe.resolved.yaml", "report.html", "timings.json", "words.tokembed.json"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([
+        RUN_MARKER, "char.tokembed.json", "comparison.csv", "comparison.json", "comparison.md", "comparison.txt",
+        "recipe.resolved.yaml", "report.html", "timings.json", "words.tokembed.json"])
     assert set(run.files) == {"json", "csv", "md", "txt", "html"}
     assert tokembed.load(out / "char.tokembed.json").get_vocab() == run.tokenizers["char"].get_vocab()
     assert list(run.tokenizers) == ["char", "words", "saved"]
     timings = json.loads((out / "timings.json").read_text(encoding="utf-8"))
-    assert list(timings) == ["read training corpus", "fit char", "fit words", "load saved", "read parallel set",
+    # the loaded tokenizer first (before any training), with the time the recipe check took to read it
+    assert list(timings) == ["load saved", "read training corpus", "fit char", "fit words", "read parallel set",
                              "compare", "write report.html", "total"]
 
     c = Comparison.from_dict(json.loads((out / "comparison.json").read_text(encoding="utf-8")))

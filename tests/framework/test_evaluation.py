@@ -116,6 +116,36 @@ def test_no_usable_question(toy):
     assert res["accuracy"] is None and res["questions_used"] == 0 and res["oov_share"] == 1.0
 
 
+
+def _spoilt(kv: KeyedVectors, key: str, value: float) -> KeyedVectors:
+    vectors = np.array(kv.vectors)
+    vectors[kv.key_to_index[key], 1] = value
+    return KeyedVectors.from_arrays(kv.index_to_key, vectors)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_vectors_are_an_error_not_a_silent_score(toy, value):
+    pairs = [("man", "woman", 5.0), ("man", "king", 1.0), ("woman", "queen", 9.0)]
+    questions = {"royal": [("man", "king", "woman", "queen")]}
+    bad = _spoilt(toy, "queen", value)  # queen is row 3
+    # without the check a NaN made rho None and answered every analogy with queen (its NaN score wins np.argmax)
+    with pytest.raises(TokembedError, match=r"^the word-pair evaluation uses 1 vector holding NaN or infinite values "
+                                            r"\(the first: 'queen', row 3 of 5\), so its score would be meaningless"):
+        evaluate_word_pairs(bad, pairs)
+    with pytest.raises(TokembedError, match=r"^the analogy evaluation \(searching the first 5 rows\) uses 1 vector "
+                                            r"holding NaN .*'queen', row 3 of 5"):
+        evaluate_word_analogies(bad, questions)
+    # only the vectors that can change the score count: pairs that skip queen, analogies searching rows 0-2
+    clean = evaluate_word_pairs(toy, pairs[:2] + [("woman", "king", 2.0)])
+    assert evaluate_word_pairs(bad, pairs[:2] + [("woman", "king", 2.0)]) == clean
+    with np.errstate(invalid="ignore"):  # normalising all rows divides inf by inf outside the searched rows
+        assert evaluate_word_analogies(bad, {"s": [("man", "king", "woman", "man")]}, restrict_vocab=3) == \
+            evaluate_word_analogies(toy, {"s": [("man", "king", "woman", "man")]}, restrict_vocab=3)
+    # two spoilt rows are counted
+    with pytest.raises(TokembedError, match=r"uses 2 vectors holding NaN or infinite values \(the first: 'man', row 0"):
+        evaluate_word_analogies(_spoilt(bad, "man", value), questions)
+
+
 # -- parity with gensim ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("restrict_vocab", [None, 200])
 @pytest.mark.parametrize("name", ["wordsim353.tsv", "simlex999.txt"])

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tokembed.errors import ArtifactError, DataError, TokembedError
-from tokembed.keyedvectors import KeyedVectors, OutOfVocabularyError, load_vectors
+from tokembed.keyedvectors import KeyedVectors, OutOfVocabularyError, load_vectors, read_word2vec_header
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vectors" / "glove6b50d_sample.txt"
 SQ2 = math.sqrt(2.0)
@@ -456,3 +456,34 @@ def test_load_vectors_infers_the_format(tmp_path, toy):
         warnings.simplefilter("error")
         with pytest.raises(ArtifactError):
             load_vectors(tmp_path / "v.bin", binary=False)
+
+
+def test_load_vectors_reads_a_file_without_header(tmp_path, toy):
+    with_header = toy.save_word2vec_format(tmp_path / "v.txt")
+    lines = with_header.read_bytes().split(b"\n", 1)
+    assert lines[0] == b"5 2"  # toy: 5 keys of 2 dimensions
+    glove = tmp_path / "glove.txt"
+    glove.write_bytes(lines[1])
+    kv = load_vectors(glove, no_header=True)
+    assert kv.index_to_key == toy.index_to_key
+    np.testing.assert_array_equal(kv.vectors, toy.vectors)
+    assert len(load_vectors(glove, no_header=True, limit=2)) == 2
+    with pytest.raises(ArtifactError, match=r"glove.txt:1: expected a header .*reads with no_header=True\)$"):
+        load_vectors(glove)
+    with pytest.raises(TokembedError, match="no_header applies to the text format only"):
+        load_vectors(glove, binary=True, no_header=True)
+    with pytest.raises(TokembedError, match="no_header applies to word2vec text files, not to a dataset or a folder"):
+        load_vectors(tmp_path, no_header=True)
+    with pytest.raises(TokembedError, match="no_header applies to word2vec text files"):
+        load_vectors("glove_6b_50d", no_header=True)
+
+
+def test_read_word2vec_header(tmp_path, toy):
+    assert read_word2vec_header(toy.save_word2vec_format(tmp_path / "v.txt")) == (5, 2)
+    assert read_word2vec_header(toy.save_word2vec_format(tmp_path / "v.bin", binary=True)) == (5, 2)
+    for first_line, expected in [(b"the 0.418 0.2\n", None), (b"3\n", None), (b"2 0\n", None), (b"-1 3\n", None),
+                                 (b"", None), (b"0 7\r\n", (0, 7))]:
+        (tmp_path / "h").write_bytes(first_line)
+        assert read_word2vec_header(tmp_path / "h") == expected, first_line
+    with pytest.raises(ArtifactError, match="cannot read"):
+        read_word2vec_header(tmp_path / "missing")

@@ -10,7 +10,7 @@ import pytest
 from tokembed.cli import main
 from tokembed.datasets import DATASETS
 from tokembed.datasets._store import manifest_path
-from tokembed.errors import RecipeError
+from tokembed.errors import ArtifactError, RecipeError
 from tokembed.recipe import load_recipe
 from tokembed.runner import run_recipe
 
@@ -86,3 +86,85 @@ def test_short_form_and_problems_are_reported_before_any_work(data_home, tmp_pat
     assert len(lines) == 5
     assert main(["run", str(bad), "--out", str(tmp_path / "never")]) == 2
     assert not (tmp_path / "never").exists()
+
+
+def test_no_header_reads_a_glove_text_file_and_scores_it_the_same(data_home, tmp_path):
+    _fake_fetch(data_home, "wordsim353", "".join(f"{a}\t{b}\t{s}\n" for a, b, s in PAIRS))
+    header, body = FIXTURE.read_text(encoding="utf-8").split("\n", 1)
+    assert len(header.split()) == 2  # "<count> <dimensions>"
+    (tmp_path / "glove.txt").write_text(body, encoding="utf-8")  # GloVe's own layout: no header line
+    recipe = tmp_path / "eval.yaml"
+    recipe.write_text("evaluate:\n  sets: [wordsim353]\n  vectors:\n"
+                      f"    with_header: {{path: {FIXTURE}}}\n"
+                      "    glove: {path: glove.txt, no_header: true}\n"
+                      f"output: {tmp_path / 'run'}\n")
+    loaded = load_recipe(recipe)
+    glove = loaded.evaluate.vectors[1]
+    assert (glove.no_header, glove.where) == (True, f"{recipe}:5:12")
+    assert loaded.resolved()["evaluate"]["vectors"]["glove"] == {"path": str(tmp_path / "glove.txt"),
+                                                                 "no_header": True}
+    result = run_recipe(recipe, quiet=True).evaluation
+    assert result["glove"]["wordsim353"]["pairs_used"] == 5
+    assert result["glove"] == result["with_header"]
+
+
+def test_a_missing_header_and_a_misplaced_no_header_are_recipe_problems(data_home, tmp_path):
+    _fake_fetch(data_home, "wordsim353", "king\tqueen\t8\n")
+    (tmp_path / "glove.txt").write_text("the 0.418 0.24968\nof 0.70853 0.57088\n", encoding="utf-8")
+    (tmp_path / "glove.bin").write_text("the 0.418 0.24968\n", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "evaluate:\n"
+        "  sets: [wordsim353]\n"
+        "  vectors:\n"
+        "    a: {path: glove.txt}\n"
+        "    b: {path: glove.bin}\n"
+        "    c: {path: glove.txt, binary: true, no_header: true}\n"
+        "    d: {dataset: glove_6b_50d, no_header: true}\n"
+        "    e: {path: folder, no_header: true}\n"
+        "    f: {path: glove.txt, no_header: 1}\n"
+    )
+    with pytest.raises(RecipeError) as err:
+        load_recipe(bad)
+    assert err.value.problems == [
+        f"{bad}:4:15: evaluate.vectors.a.path: glove.txt: line 1 is not the word2vec header '<count> <dimensions>' "
+        "(got 'the 0.418 0.24968'); a text file without this line (GloVe's .txt) reads with no_header: true",
+        f"{bad}:5:15: evaluate.vectors.b.path: glove.bin: line 1 is not the word2vec header '<count> <dimensions>' "
+        "(got 'the 0.418 0.24968'); every binary word2vec file starts with it",
+        f"{bad}:6:51: evaluate.vectors.c.no_header: applies to the text format only (a binary word2vec file always "
+        "has the header line)",
+        f"{bad}:7:43: evaluate.vectors.d.no_header: applies to word2vec text files (path: FILE), not to a dataset",
+        f"{bad}:8:34: evaluate.vectors.e.no_header: applies to word2vec text files (path: FILE), not to a folder",
+        f"{bad}:9:37: evaluate.vectors.f.no_header: expected bool, got '1'",
+    ]
+    assert main(["validate", str(bad)]) == 2
+
+
+def test_vectors_that_fail_to_load_at_run_time_name_the_recipe_entry(data_home, tmp_path):
+    _fake_fetch(data_home, "wordsim353", "king\tqueen\t8\n")
+    vec = tmp_path / "v.txt"
+    vec.write_text("1 2\nthe 0.418 0.24968\n", encoding="utf-8")
+    recipe = tmp_path / "eval.yaml"
+    recipe.write_text("evaluate:\n  sets: [wordsim353]\n  vectors:\n    mine: {path: v.txt}\n")
+    spec = load_recipe(recipe).evaluate.vectors[0]
+    assert spec.load().index_to_key == ["the"]
+    vec.write_text("the 0.418 0.24968\n", encoding="utf-8")  # the header is lost after the check
+    with pytest.raises(ArtifactError) as err:
+        spec.load()
+    # the reader's hint says the recipe's form, not the Python keyword
+    assert str(err.value) == (
+        f"{recipe}:4:11: evaluate.vectors.mine: {vec}:1: expected a header '<count> <dimensions>', got "
+        "'the 0.418 0.24968' (a file without this line, like GloVe's .txt, reads with no_header: true under "
+        "evaluate.vectors.mine)")
+    assert isinstance(err.value.__cause__, ArtifactError)
+
+
+def test_docs_name_every_evaluate_key():
+    from tokembed.recipe_evaluate import _VECTOR_KEYS, EVALUATE_KEYS
+
+    root = Path(__file__).resolve().parents[2] / "docs"
+    for doc in ("recipes.md", "evaluation.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        keys = [*EVALUATE_KEYS, *_VECTOR_KEYS] if doc == "recipes.md" else [*_VECTOR_KEYS]
+        assert [k for k in keys if f"`{k}`" not in text and f"`{k}:" not in text] == [], doc
