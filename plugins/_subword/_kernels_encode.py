@@ -1,9 +1,10 @@
 """Numba kernel applying learned merges to words by rank, with optional BPE-dropout.
 
 Entry point :func:`encode_words`, ``@njit(cache=True, nogil=True)`` (callers may encode batches in threads); the
-merge table comes from ``_kernels.fill_pair_table``. Numba's cache does not notice edits to helpers imported from
-another file: after changing ``_kernels._slot``, ``_lookup`` or ``_shift_for``, delete this folder's
-``__pycache__``.
+merge table comes from ``_kernels.fill_pair_table``. ``_rank_of`` and ``_hpush``, called from four places each,
+are ``forceinline=True``: compiled once by Numba, inlined by LLVM (``inline='always'`` re-typed them at each
+site). Numba's cache does not notice edits to helpers imported from another file: after changing
+``_kernels._slot``, ``_lookup`` or ``_shift_for``, delete this folder's ``__pycache__``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _next_uniform(state):
     return state, float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(inline="always")
+@njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _hpush(heap, hn, v):
     heap[hn] = v
     i = hn
@@ -61,7 +62,7 @@ def _hpop(heap, hn):
     return v, hn
 
 
-@njit(inline="always")
+@njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _rank_of(x, y, ht_key, ht_val, shift):
     return _lookup(ht_key, ht_val, (np.int64(x) << 32) | np.int64(y), shift)
 
@@ -131,7 +132,7 @@ def encode_words(symbols, offsets, ht_key, ht_val, new_ids, dropout, seed, out_i
             nxt[t] = t + 1
             prv[t] = t - 1
         nxt[length - 1] = -1
-        hn = 0
+        hn = np.int64(0)  # not the literal 0: _hpush would compile a second signature for it
         for t in range(length - 1):
             rank = _rank_of(sym[t], sym[t + 1], ht_key, ht_val, shift)
             if rank >= 0:

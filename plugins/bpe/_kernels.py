@@ -1,7 +1,8 @@
 """Numba kernels of the BPE tokenizer's encoder: the word cache and the expansion of cached results.
 
-Two entry points, ``@njit(cache=True, nogil=True)`` (``encode_batch`` may run them in threads), NumPy arrays and
-scalars in and out; the merges themselves are applied by ``tokembed.plugins._subword.apply_merges`` to the distinct
+Two entry points, ``@njit(cache=True, nogil=True)`` (``encode_batch`` may run them in threads; ``dedup_words``
+through a thin Python wrapper that passes ``symbols`` read-only, so that one signature serves every caller), NumPy
+arrays and scalars in and out; the merges themselves are applied by ``tokembed.plugins._subword.apply_merges`` to the distinct
 pieces only. The caller (``model.py``) validates; these kernels assume valid input. The tests compare them with
 plain Python.
 
@@ -16,7 +17,6 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, nogil=True)
 def dedup_words(symbols, spans, unique, word_of, packed, packed_offsets):
     """Find the distinct words and pack them.
 
@@ -44,9 +44,22 @@ def dedup_words(symbols, spans, unique, word_of, packed, packed_offsets):
     int
         The number of distinct words ``u``; ``packed_offsets[:u + 1]`` is filled.
     """
+    # The encoder's code points are read-only for non-ASCII text (np.frombuffer) and writeable for ASCII text
+    # (astype); a read-only view of either (no copy) keeps the kernel at one compiled signature.
+    if symbols.flags.writeable:
+        symbols = symbols.view()
+        symbols.flags.writeable = False
+    return _dedup_words(symbols, spans, bool(unique), word_of, packed, packed_offsets)
+
+
+@njit(cache=True, nogil=True)
+def _dedup_words(symbols, spans, unique, word_of, packed, packed_offsets):
+    """:func:`dedup_words`, with ``symbols`` read-only."""
     k = spans.shape[0]
     cap = 1024
-    slots = np.full(cap, -1, np.int64)
+    slots = np.empty(cap, np.int64)
+    for j in range(cap):  # a loop, not np.full: np.full's implementation alone took 0.1 s to compile
+        slots[j] = -1
     hashes = np.empty(k if unique else 1, np.uint64)
     nu = 0
     top = 0
@@ -87,7 +100,9 @@ def dedup_words(symbols, spans, unique, word_of, packed, packed_offsets):
             if 2 * (nu + 1) > cap:  # keep the load at most 1/2: double and re-insert
                 cap *= 2
                 mask = np.uint64(cap - 1)
-                slots = np.full(cap, -1, np.int64)
+                slots = np.empty(cap, np.int64)
+                for v in range(cap):
+                    slots[v] = -1
                 for v in range(nu + 1):
                     slot = (hashes[v] >> np.uint64(24)) & mask
                     while slots[slot] >= 0:

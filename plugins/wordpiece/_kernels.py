@@ -191,8 +191,8 @@ def _find(hkeys, hvals, shift, key, body_cps, body_off, wbuf, s, e):
 def _flush(wbuf, wsrc, wlen, wstart, wend, hh, pw, hkeys, hvals, shift, body_cps, body_off, max_len, unk_id,
            max_chars, one_kind, out_ids, out_span, n_out, err):
     """Encode the word held in ``wbuf[:wlen]`` (sources ``wsrc``) greedily, longest match first; returns the new
-    number of tokens written, ``NEED_ROOM`` or ``NO_UNK``. An ordinary call (not inlined): it is called from three
-    places, always with the same argument types, so it compiles once."""
+    number of tokens written, ``NEED_ROOM`` or ``NO_UNK``. Inlined (an ordinary call with its 21 arguments made
+    encoding 35% slower), so :func:`encode_chunk` calls it from one place only: each call site is a copy to compile."""
     cap = out_ids.shape[0]
     if wlen > max_chars:
         if unk_id < 0:
@@ -303,13 +303,17 @@ def encode_chunk(cps, bounds, table, exp_off, exp_vals, max_exp, hkeys, hvals, b
     n_out = 0
     for b in range(bounds.shape[0] - 1):
         seg_start = n_out
+        seg_end = bounds[b + 1]
         wlen = 0
         wstart = 0
         wend = 0
-        for i in range(bounds[b], bounds[b + 1]):
-            v = np.int64(table[cps[i]])
-            if v == DROP:
-                continue
+        for i in range(bounds[b], seg_end + 1):
+            if i < seg_end:
+                v = np.int64(table[cps[i]])
+                if v == DROP:
+                    continue
+            else:  # one past the segment: a space, which ends the last word
+                v = np.int64(CLS_SPACE)
             if v >= 0:
                 k0 = np.int64(-1)
                 k1 = np.int64(-1)
@@ -334,29 +338,25 @@ def encode_chunk(cps, bounds, table, exp_off, exp_vals, max_exp, hkeys, hvals, b
                     wend = i + 1
                     wlen += 1
                 else:
-                    if wlen > 0:
-                        n_out = _flush(wbuf, wsrc, wlen, wstart, wend, hh, pw, hkeys, hvals, shift, body_cps,
-                                       body_off, max_len, unk_id, max_chars, one_kind, out_ids, out_span, n_out, err)
-                        if n_out < 0:
-                            return n_out
-                        wlen = 0
-                    if cls == CLS_ALONE:  # a piece by itself, encoded like a one-character word
-                        wbuf[0] = v >> 2
-                        wsrc[0] = i
-                        wlen = 1
-                        wstart = i
-                        wend = i + 1
-                        n_out = _flush(wbuf, wsrc, wlen, wstart, wend, hh, pw, hkeys, hvals, shift, body_cps,
-                                       body_off, max_len, unk_id, max_chars, one_kind, out_ids, out_span, n_out, err)
-                        if n_out < 0:
-                            return n_out
-                        wlen = 0
+                    # encode the word so far, then a CLS_ALONE character as a one-character word: one call site of
+                    # the inlined _flush (each call site is another copy of it to compile)
+                    rounds = 2 if cls == CLS_ALONE else 1
+                    while rounds > 0:
+                        rounds -= 1
+                        if rounds == 0 and cls == CLS_ALONE:
+                            wbuf[0] = v >> 2
+                            wsrc[0] = i
+                            wlen = 1
+                            wstart = i
+                            wend = i + 1
+                        if wlen > 0:
+                            n_out = _flush(wbuf, wsrc, wlen, wstart, wend, hh, pw, hkeys, hvals, shift, body_cps,
+                                           body_off, max_len, unk_id, max_chars, one_kind, out_ids, out_span, n_out,
+                                           err)
+                            if n_out < 0:
+                                return n_out
+                            wlen = 0
                 if k0 < 0:
                     break
-        if wlen > 0:
-            n_out = _flush(wbuf, wsrc, wlen, wstart, wend, hh, pw, hkeys, hvals, shift, body_cps, body_off,
-                           max_len, unk_id, max_chars, one_kind, out_ids, out_span, n_out, err)
-            if n_out < 0:
-                return n_out
         seg_count[b] = n_out - seg_start
     return n_out

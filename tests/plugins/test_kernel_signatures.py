@@ -1,0 +1,77 @@
+"""Every cached tokenizer kernel compiles exactly one signature: the one ``tokembed warmup`` compiles.
+
+Each extra signature of a Numba kernel is another full compile (a read-only against a writeable array, int32
+against int64, a literal constant against int64), paid by the user at the first call that uses it. The check runs
+in a fresh process (after the warmups and then real calls of every path), so other tests cannot add signatures.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+KERNELS = {
+    "tokembed.text._kernels": ["count_pieces", "scan_spans"],
+    "tokembed.plugins._subword._kernels": ["fill_pair_table", "merge_run"],
+    "tokembed.plugins._subword._kernels_encode": ["encode_words"],
+    "tokembed.plugins.bpe._kernels": ["_dedup_words", "expand_words"],
+    "tokembed.plugins.wordpiece._kernels": ["build_vocab_table", "encode_chunk", "pieces_text"],
+}
+
+_PROGRAM = """
+import importlib, json, warnings
+warnings.simplefilter("ignore")
+from numba.core.caching import NullCache
+from numba.core.registry import CPUDispatcher
+from tokembed.text import fast
+from tokembed.text.pre_tokenizers import GPT2, Bert
+from tokembed.plugins.bpe.tokenizer import BPETokenizer
+from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
+
+fast.warmup()
+BPETokenizer.warmup()
+WordPieceTokenizer.warmup()
+# real calls of every path after the warmups: none may compile another signature
+docs = ["The caf\\u00e9's 2 cats \\u6771\\u4eac ran, then ran again!", "  unwarmed   words\\n\\tand more words  "] * 50
+long_text = " ".join(docs) * 40
+for pre in ("gpt2", "word_punct", "whitespace_split", "bert"):
+    fast.count_words(docs, pre, workers=2, chunk_bytes=512)
+for pre in (GPT2(), Bert()):
+    fast.fast_spans(pre, long_text)
+for byte_level in (False, True):
+    tok = BPETokenizer(vocab_size=120, byte_level=byte_level, dropout=None)
+    tok.fit(docs)
+    tok.encode(long_text)
+    tok.encode_batch(docs[:4])
+tok = BPETokenizer(vocab_size=120, dropout=0.1).fit(docs)
+tok.encode(long_text)
+for scoring in ("likelihood", "frequency"):
+    wp = WordPieceTokenizer(vocab_size=80, scoring=scoring, show_progress=False).fit(docs)
+    wp.encode(long_text)
+    wp.encode_batch(docs, num_workers=2)
+
+out = {}
+for name in KERNELS:
+    mod = importlib.import_module(name)
+    out[name] = {attr: [len(obj.signatures), not isinstance(obj._cache, NullCache)] for attr, obj in vars(mod).items()
+                 if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == name}
+print(json.dumps(out))
+"""
+
+
+def test_each_kernel_has_one_signature_after_warmup_and_real_calls():
+    program = f"KERNELS = {KERNELS!r}\n" + _PROGRAM
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    for module, kernels in KERNELS.items():
+        found = counts[module]
+        # every cached kernel of the module is listed above, so a new kernel cannot escape the check
+        assert sorted(name for name, (_, cached) in found.items() if cached) == sorted(kernels), module
+        for kernel in kernels:
+            assert found[kernel][0] == 1, (module, kernel, found[kernel][0])
+        # Helpers (not cached) are compiled only when a kernel is, i.e. when Numba's cache was cold; then each
+        # must have compiled one signature too (a literal 0 argument once gave a helper a second one).
+        for helper, (n, _) in found.items():
+            assert n <= 1, (module, helper, n)
