@@ -145,9 +145,11 @@ def _char_words(cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray, prefix
     is_first[ends - lengths] = True
     is_last = np.zeros(cps.size, bool)
     is_last[ends - 1] = True
-    # the alphabet: characters by weighted count; initial_alphabet counts as infinitely frequent (as in HF)
-    chars, inverse = np.unique(cps, return_inverse=True)
-    weight = np.bincount(inverse, weights=counts[word_of].astype(np.float64), minlength=chars.size)
+    # the alphabet: characters by weighted count; initial_alphabet counts as infinitely frequent (as in HF).
+    # Code points are < 0x110000, so counting by index (bincount) replaces sorting them.
+    weight_of = np.bincount(cps, weights=counts[word_of].astype(np.float64))
+    chars = np.flatnonzero(weight_of)  # every word count is >= 1: a character that occurs has a weight > 0
+    weight = weight_of[chars]
     forced = sorted({ord(c) for c in initial_alphabet})
     extra = np.setdiff1d(np.array(forced, np.int64), chars)
     chars = np.concatenate([chars, extra])
@@ -157,11 +159,10 @@ def _char_words(cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray, prefix
         order = np.lexsort((chars, -weight))  # most frequent first, ties by smaller code point
         chars = chars[order[:limit_alphabet]]
     chars = np.sort(chars)
-    pos = np.searchsorted(chars, cps)
-    if chars.size:
-        known = (pos < chars.size) & (chars[np.minimum(pos, chars.size - 1)] == cps)
-    else:  # limit_alphabet=0
-        known = np.zeros(cps.size, bool)
+    index_of = np.full(max(weight_of.size, int(chars[-1]) + 1 if chars.size else 0), -1, np.int64)
+    index_of[chars] = np.arange(chars.size)
+    pos = index_of[cps]  # -1 for a character left out of the alphabet
+    known = pos >= 0
     cls = np.zeros(cps.size, np.int64)
     if suffix:
         cls |= is_last.astype(np.int64)
@@ -169,9 +170,11 @@ def _char_words(cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray, prefix
         cls |= (~is_first).astype(np.int64) << 1
     # decorated base symbols that occur, numbered by (class, code point) after the bare characters
     key = cls * 0x110000 + cps
-    deco = np.unique(key[known & (cls > 0)])
+    decorated = known & (cls > 0)
+    deco = np.unique(key[decorated])
     n_chars = chars.size
-    sym = np.where(cls == 0, pos, n_chars + np.searchsorted(deco, key))
+    sym = pos
+    sym[decorated] = n_chars + np.searchsorted(deco, key[decorated])
     # split words at characters outside the alphabet: a kept position starts a word if it is the first character
     # of its word or follows a dropped one
     starts_word = is_first.copy()
