@@ -118,8 +118,9 @@ class BPEModel:
         """Per decoration class (0 bare, 1 suffix, 2 prefix, 3 both): sorted code points and their token ids."""
         pre, suf = self.prefix, self.suffix
         tables: list[dict[int, int]] = [{}, {}, {}, {}]
+        longest = 1 + len(pre) + len(suf)  # a longer token is no decorated character
         for tok, i in self.tok2id.items():
-            if self.is_special[i]:
+            if len(tok) > longest or self.is_special[i]:
                 continue
             for cls in range(4):
                 if (cls & 1 and not suf) or (cls & 2 and not pre):
