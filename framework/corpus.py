@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator, Literal, Sequence
 
 from .errors import CorpusError
+from .io import RUN_MARKER
 
 __all__ = ["Corpus", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
 
@@ -74,9 +75,11 @@ def expand_paths(pattern: str | os.PathLike, base: Path | None = None) -> list[P
             raise CorpusError(f"{raw}: no file matches this pattern")
         return files
     if p.is_dir():
+        run_folders = {m.parent for m in p.rglob(RUN_MARKER)}  # output of tokembed runs, never corpus text
         files = sorted(
             f for f in p.rglob("*")
             if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            and not any(parent in run_folders for parent in f.parents)
         )
         if not files:
             raise CorpusError(f"{raw}: the folder holds no file")

@@ -29,7 +29,12 @@ __all__ = [
     "atomic_save_npz",
     "read_json",
     "dumps_json",
+    "RUN_MARKER",
 ]
+
+#: The file that marks a run folder written by ``tokembed run`` or ``tokembed compare``; it lists the entries the
+#: run wrote. A run replaces only such a folder (or an empty one), and corpus folders skip the files under it.
+RUN_MARKER = ".tokembed-run"
 
 
 @contextlib.contextmanager

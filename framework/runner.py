@@ -12,7 +12,9 @@ The run folder receives, each file written atomically:
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -24,7 +26,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .corpus import Corpus
 from .errors import RecipeError, TokembedError
-from .io import atomic_save_npy, atomic_write_json, atomic_write_text
+from .io import RUN_MARKER, atomic_save_npy, atomic_write_json, atomic_write_text
 
 __all__ = ["run_recipe", "RunResult", "open_corpus"]
 
@@ -130,30 +132,26 @@ def run_recipe(
     return result
 
 
-#: Written into every run folder; an existing output folder is replaced only if it holds this file or nothing.
-RUN_MARKER = ".tokembed-run"
-
-
 class _RunFolder:
     """A run is written into a temporary folder beside ``out`` and renamed into place when it succeeds, so a run
     folder never mixes files of two runs and a failed run never leaves a half-written one. A failed run's files are
     kept in ``<out>.incomplete`` for inspection.
 
-    Replacing ``out`` deletes what it held, so an existing ``out`` must be empty or an earlier run folder (it holds
-    :data:`RUN_MARKER`), and may not be the current folder or one of its parents; otherwise
-    :class:`~tokembed.errors.TokembedError` is raised before any work.
+    Replacing a folder deletes what it held, so an existing ``out`` (and ``<out>.incomplete``) is replaced only if it
+    is empty or holds nothing but what an earlier run wrote (the entries its :data:`~tokembed.io.RUN_MARKER` lists);
+    ``out`` may not be the current folder or one of its parents. Otherwise :class:`~tokembed.errors.TokembedError`
+    is raised before any work (for ``<out>.incomplete``, the failed run's files stay in the hidden temporary
+    folder, whose path the error gives). A symbolic link as ``out`` stands for the folder it points to.
     """
 
     def __init__(self, out: Path):
         shown = out
-        out = Path(os.path.abspath(out))
+        out = Path(os.path.realpath(out))
         self.out = out
         self._check(out, shown)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-            (self.tmp / RUN_MARKER).write_text("a tokembed run folder: `tokembed run` and `tokembed compare` may "
-                                               "replace it whole\n", encoding="utf-8")
         except OSError as exc:
             raise TokembedError(f"output {shown}: cannot create the run folder: {exc.strerror or exc}") from None
 
@@ -165,20 +163,18 @@ class _RunFolder:
                 raise TokembedError(f"output {shown}: {parent} is a file, not a folder; {hint}")
         if out.exists() and not out.is_dir():
             raise TokembedError(f"output {shown}: exists and is not a folder; {hint}")
-        cwd = Path(os.path.abspath(os.getcwd()))
+        cwd = Path(os.path.realpath(os.getcwd()))
         if out == cwd or out in cwd.parents or out == Path(out.anchor):
             raise TokembedError(f"output {shown}: is the current folder or contains it, and a run replaces its "
                                 f"output folder whole; {hint}")
-        if out.is_dir() and not _is_run_folder(out):
-            try:
-                entries = sorted(e.name for e in out.iterdir())
-            except OSError as exc:
-                raise TokembedError(f"output {shown}: cannot read the folder: {exc.strerror or exc}") from None
-            if entries:
-                listed = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        if out.is_dir():
+            foreign = _foreign_entries(out)
+            if foreign:
+                listed = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
                 raise TokembedError(
-                    f"output {shown}: the folder holds files tokembed did not write ({len(entries)} entries: "
-                    f"{listed}), and a run replaces its output folder whole; {hint}, or remove it yourself")
+                    f"output {shown}: the folder holds files tokembed did not write ({len(foreign)} "
+                    f"{'entry' if len(foreign) == 1 else 'entries'}: {listed}), and a run replaces its output "
+                    f"folder whole; {hint}, or move them out")
 
     def write(self, work: Callable[[Path], Any]) -> Any:
         """Run ``work(temporary_folder)``; on success rename the folder into place and return ``work``'s result.
@@ -190,11 +186,21 @@ class _RunFolder:
             if isinstance(exc, TokembedError) and kept is not None:
                 raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {self.out} is "
                                 "unchanged)") from None
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)) and kept is not None:
+                print(f"tokembed: the files written before the interruption are in {kept}; {self.out} is unchanged",
+                      file=sys.stderr)
             raise
         self.commit()
         return result
 
+    def _mark(self) -> None:
+        """List the entries the run wrote in the marker file, so that a later run knows what it may replace."""
+        names = sorted(e.name for e in self.tmp.iterdir() if e.name != RUN_MARKER)
+        (self.tmp / RUN_MARKER).write_text(
+            json.dumps({"written_by": "tokembed", "files": names}, indent=1) + "\n", encoding="utf-8")
+
     def commit(self) -> None:
+        self._mark()
         old = None
         if self.out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.old-", dir=self.out.parent))
@@ -207,10 +213,13 @@ class _RunFolder:
     def abandon(self) -> Path | None:
         if not self.tmp.exists():
             return None
-        if not any(e.name != RUN_MARKER for e in self.tmp.iterdir()):
+        if not any(self.tmp.iterdir()):
             shutil.rmtree(self.tmp, ignore_errors=True)
             return None
+        self._mark()
         kept = self.out.with_name(self.out.name + ".incomplete")
+        if kept.is_symlink() or (kept.exists() and (not kept.is_dir() or _foreign_entries(kept))):
+            return self.tmp  # never replace something the user made
         shutil.rmtree(kept, ignore_errors=True)
         try:
             os.replace(self.tmp, kept)
@@ -220,11 +229,32 @@ class _RunFolder:
         return kept
 
 
-def _is_run_folder(folder: Path) -> bool:
-    """True if ``folder`` was written by a run: it holds :data:`RUN_MARKER` (or, written before the marker existed,
-    both ``recipe.resolved.yaml`` and ``timings.json``)."""
-    return (folder / RUN_MARKER).is_file() or all((folder / n).is_file()
-                                                  for n in ("recipe.resolved.yaml", "timings.json"))
+#: What a run folder written before the marker listed its files could hold.
+_LEGACY_RUN_FILES = re.compile(r"^(recipe\.resolved\.yaml|timings\.json|metrics\.json|evaluation\.json|"
+                               r"comparison\.(json|csv|md|txt)|report\.html|.+\.tokembed\.json|.+\.npy|"
+                               r"\.tokembed-run)$")
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    """The entries of ``folder`` that no earlier run wrote (sorted): everything but what its marker lists (for a
+    folder without a parseable marker, everything but the file names a run writes, if it has
+    ``recipe.resolved.yaml``)."""
+    try:
+        entries = sorted(e.name for e in folder.iterdir())
+    except OSError as exc:
+        raise TokembedError(f"output {folder}: cannot read the folder: {exc.strerror or exc}") from None
+    written: set[str] | None = None
+    try:
+        listed = json.loads((folder / RUN_MARKER).read_text(encoding="utf-8"))["files"]
+        if isinstance(listed, list) and all(isinstance(n, str) for n in listed):
+            written = set(listed)
+    except (OSError, ValueError, KeyError, TypeError):
+        written = None
+    if written is not None:
+        return [n for n in entries if n != RUN_MARKER and n not in written]
+    if "recipe.resolved.yaml" in entries:
+        return [n for n in entries if not _LEGACY_RUN_FILES.match(n)]
+    return entries
 
 
 def _umask() -> int:

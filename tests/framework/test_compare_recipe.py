@@ -25,7 +25,7 @@ from tokembed.plugins.word.tokenizer import WordTokenizer
 from tokembed.recipe import CompareSpec, ComponentSpec, LoadSpec, load_recipe, load_recipe_string
 from tokembed.recipe_corpus import spread
 from tokembed.registry import build_registry
-from tokembed.runner import RUN_MARKER
+from tokembed.io import RUN_MARKER
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = sorted((ROOT / "tests" / "recipes" / "bad").glob("compare*.yaml"))

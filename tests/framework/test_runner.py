@@ -166,7 +166,7 @@ def test_an_output_folder_tokembed_did_not_write_is_never_replaced(workdir, caps
     assert "is the current folder or contains it" in err
     assert main(["run", "recipe.yaml", "--out", "project"]) == 2
     err = capsys.readouterr().err
-    assert "output project: the folder holds files tokembed did not write (1 entries: notes.txt)" in err
+    assert "output project: the folder holds files tokembed did not write (1 entry: notes.txt)" in err
     assert _files(sub) == {"notes.txt": b"keep me"}
     for out in (".", "..", "/"):
         assert main(["run", "recipe.yaml", "--out", out]) == 2
@@ -186,6 +186,52 @@ def test_an_output_folder_tokembed_did_not_write_is_never_replaced(workdir, caps
     assert "old.npy" not in _files(legacy) and ".tokembed-run" in _files(legacy)
 
 
+def test_files_added_to_a_run_folder_are_never_replaced(workdir, capsys):
+    assert main(["run", "recipe.yaml", "--out", "out1"]) == 0
+    marker = json.loads((workdir / "out1" / ".tokembed-run").read_text())
+    assert marker["files"] == sorted(p.name for p in (workdir / "out1").iterdir() if p.name != ".tokembed-run")
+    (workdir / "out1" / "analysis.ipynb").write_text("mine")
+    assert main(["run", "recipe.yaml", "--out", "out1"]) == 2
+    assert "holds files tokembed did not write (1 entry: analysis.ipynb)" in capsys.readouterr().err
+    assert (workdir / "out1" / "analysis.ipynb").read_text() == "mine"
+    # a marker copied into a folder of one's own covers only the files it lists
+    (workdir / "thesis").mkdir()
+    (workdir / "thesis" / "thesis.tex").write_text("mine")
+    (workdir / "thesis" / ".tokembed-run").write_text(json.dumps(marker))
+    assert main(["run", "recipe.yaml", "--out", "thesis"]) == 2
+    assert (workdir / "thesis" / "thesis.tex").read_text() == "mine"
+    capsys.readouterr()
+    # a symbolic link stands for the run folder it points to
+    (workdir / "out1" / "analysis.ipynb").unlink()
+    (workdir / "link").symlink_to(workdir / "out1")
+    assert main(["run", "recipe.yaml", "--out", "link"]) == 0
+    assert (workdir / "link").is_symlink() and (workdir / "out1" / "metrics.json").is_file()
+
+
+def test_a_failed_run_never_replaces_a_users_incomplete_folder(workdir, capsys):
+    (workdir / "u.incomplete").mkdir()
+    (workdir / "u.incomplete" / "keep.txt").write_text("mine")
+    (workdir / "bad.yaml").write_text(RECIPE.replace("seed: 0}", "seed: 0, pre_tokenizer: {type: regex, "
+                                                                 "pattern: '\\d{40}'}}"))
+    assert main(["run", "bad.yaml", "--out", "u"]) == 2
+    err = capsys.readouterr().err
+    assert _files(workdir / "u.incomplete") == {"keep.txt": b"mine"}
+    hidden = [p for p in workdir.iterdir() if p.name.startswith(".u.partial-")]
+    assert len(hidden) == 1 and f"the files written before the error are in {hidden[0]}" in err
+    assert "words.tokembed.json" in _files(hidden[0])
+
+
+def test_a_corpus_folder_skips_run_folders_inside_it(workdir, capsys):
+    data = workdir / "data"
+    data.mkdir()
+    (data / "a.txt").write_text("the cat sat\n")
+    (workdir / "c.yaml").write_text("corpus: {path: data}\ntokenizers:\n  c: {type: char}\noutput: data/run\n")
+    assert main(["run", "c.yaml"]) == 0
+    first = json.loads((data / "run" / "metrics.json").read_text())["tokenizers"]["c"]
+    assert main(["run", "c.yaml"]) == 0  # the first run's files are not read as corpus text
+    assert json.loads((data / "run" / "metrics.json").read_text())["tokenizers"]["c"]["tokens"] == first["tokens"] == 11
+
+
 def test_sigterm_during_a_run_keeps_its_files_in_incomplete(workdir):
     import subprocess
     import sys
@@ -203,6 +249,7 @@ def test_sigterm_during_a_run_keeps_its_files_in_incomplete(workdir):
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=workdir, capture_output=True, text=True, timeout=300)
     assert done.returncode == 128 + 15, done.stderr
+    assert f"the files written before the interruption are in {workdir / 'k.incomplete'}" in done.stderr
     assert not (workdir / "k").exists()
     assert "bpe.tokembed.json" in _files(workdir / "k.incomplete")
     assert not [p.name for p in workdir.iterdir() if ".partial-" in p.name]
@@ -251,11 +298,12 @@ def test_a_failed_comparison_leaves_the_output_folder_as_it_was(workdir, capsys)
         "    small: {path: small.txt, max_lines: 20}\n")
     (workdir / "out").mkdir()
     (workdir / "out" / "earlier.txt").write_text("kept")
-    (workdir / "out" / ".tokembed-run").write_text("")  # an earlier run's folder, which a run may replace
+    marker = '{"files": ["earlier.txt"]}'  # an earlier run's folder, which wrote earlier.txt: a run may replace it
+    (workdir / "out" / ".tokembed-run").write_text(marker)
     # vocab_size 1 cannot hold the 4 special tokens: caught before any work, nothing written
     assert main(["compare", "cmp.yaml", "--out", "out"]) == 2
     assert "cmp.yaml:5:35: compare.tokenizers.bad.vocab_size: word: vocab_size=1 is smaller than the 4 special tokens" in capsys.readouterr().err
-    assert _files(workdir / "out") == {".tokembed-run": b"", "earlier.txt": b"kept"}
+    assert _files(workdir / "out") == {".tokembed-run": marker.encode(), "earlier.txt": b"kept"}
     assert not (workdir / "out.incomplete").exists()
     # a pre-tokenizer pattern that matches nothing leaves no word to learn: the error comes from fit
     (workdir / "cmp.yaml").write_text((workdir / "cmp.yaml").read_text().replace(
@@ -263,5 +311,5 @@ def test_a_failed_comparison_leaves_the_output_folder_as_it_was(workdir, capsys)
     assert main(["compare", "cmp.yaml", "--out", "out"]) == 2
     err = capsys.readouterr().err
     assert "cmp.yaml:5:10: compare.tokenizers.bad: word: the corpus holds no word" in err
-    assert _files(workdir / "out") == {".tokembed-run": b"", "earlier.txt": b"kept"}
+    assert _files(workdir / "out") == {".tokembed-run": marker.encode(), "earlier.txt": b"kept"}
     assert "char.tokembed.json" in _files(workdir / "out.incomplete")
