@@ -270,7 +270,9 @@ class _Checker:
                     value = self._path(value, vnode)
                 params[name] = value
                 nodes[name] = vnode
-        if len(self.problems) == before and hasattr(cls, "check_params"):
+        if not bugs and hasattr(cls, "check_params"):
+            # the values that typed correctly (the others left at their defaults), so that a range problem is
+            # reported together with a type problem of another key
             self._check_params(cls, params, nodes, node, path)
         for name, prm in schema.items():
             if prm.default is REQUIRED and name not in merged:
@@ -362,10 +364,8 @@ class _Checker:
             else:
                 values[key] = value
                 nodes[f"batch.{key}"] = vnode
-        if not ok:
-            return None
-        spec = BatchSpec(**values, location=self.where(node))
-        if spec.max_length is None:
+        spec = BatchSpec(**values, location=self.where(node))  # the valid keys, the others at their defaults
+        if spec.max_length is None and "max_length" not in {key for key, _, _ in items}:  # not a bad one
             for key, on in (("padding", spec.padding == "max_length"), ("truncation", spec.truncation is True)):
                 if on:
                     self.problems.add(nodes[f"batch.{key}"], join_path(path, key),

@@ -148,6 +148,21 @@ def test_file_parameters_are_relative_to_the_recipe_folder(workdir, capsys):
     assert recipe.tokenizers[0].params["vocab"] == str(workdir / "vocab.txt")
 
 
+def test_validate_reports_range_problems_beside_type_problems(workdir, capsys):
+    (workdir / "m.yaml").write_text(
+        "corpus: {path: small.txt}\n"
+        "tokenizers:\n"
+        "  words: {type: word, min_frequency: -1, nonsense: 3}\n"
+        "  bpe3: {type: bpe, vocab_size: \"8000\", dropout: 1.5}\n"
+        "embedders:\n"
+        "  e: {type: sinusoidal, input: words, batch: {lines: 0, padding: max_length}}\n")
+    assert main(["validate", "m.yaml"]) == 2
+    paths = [line.split(": ")[0] + ": " + line.split(": ")[1] for line in capsys.readouterr().err.splitlines()[1:]]
+    assert paths == ["m.yaml:3:38: tokenizers.words.min_frequency", "m.yaml:3:42: tokenizers.words.nonsense",
+                     "m.yaml:4:33: tokenizers.bpe3.vocab_size", "m.yaml:4:50: tokenizers.bpe3.dropout",
+                     "m.yaml:6:54: embedders.e.batch.lines", "m.yaml:6:66: embedders.e.batch.padding"]
+
+
 def test_output_that_is_a_file_is_a_clear_error(workdir, capsys):
     (workdir / "taken").write_text("x")
     assert main(["run", "recipe.yaml", "--out", "taken"]) == 2
