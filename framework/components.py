@@ -221,14 +221,16 @@ def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
         raw = np.asarray(ids)
     except ValueError:
         raise TokembedError(f"{name}: ids must be a flat sequence of integers") from None
+    if raw.ndim > 1:
+        raise TokembedError(f"{name}: ids must be a flat sequence of integers, got shape {raw.shape} (decode one "
+                            "sequence at a time)")
     if raw.size == 0:
         return np.zeros(0, np.int64)
     if raw.dtype.kind not in "iu":
         raise TokembedError(f"{name}: ids must be integers, got {raw.dtype} values")
-    try:
-        arr = raw.astype(np.int64).reshape(-1)
-    except OverflowError:
-        raise TokembedError(f"{name}: an id is outside the vocabulary [0, {vocab_size})") from None
+    if raw.dtype == np.uint64 and int(raw.max()) >= vocab_size:  # would wrap around in int64
+        raise TokembedError(f"{name}: id {int(raw.max())} is outside the vocabulary [0, {vocab_size})")
+    arr = raw.astype(np.int64).reshape(-1)
     bad = (arr < 0) | (arr >= vocab_size)
     if bad.any():
         raise TokembedError(f"{name}: id {int(arr[bad][0])} is outside the vocabulary [0, {vocab_size})")

@@ -321,13 +321,15 @@ def test_encoding_equality_and_concatenate():
 def test_check_token_ids():
     from tokembed.components import check_token_ids
 
-    assert check_token_ids([[1, 2], [3, 0]], 4, "t").tolist() == [1, 2, 3, 0]  # flattened, int64
+    assert check_token_ids((1, 2, 3, 0), 4, "t").tolist() == [1, 2, 3, 0]
     assert check_token_ids(np.array([3], np.uint8), 4, "t").dtype == np.int64
     assert check_token_ids([], 4, "t").shape == (0,)
     for bad, message in (([1.5], "t: ids must be integers, got float64"), ([2.0], "ids must be integers"),
                          ([True], "got bool"), (["a"], "ids must be integers"),
                          ([4], r"id 4 is outside the vocabulary \[0, 4\)"), ([-1], "id -1 is outside"),
-                         ([10**30], "ids must be integers"), ([[1, 2], [3]], "a flat sequence of integers")):
+                         ([10**30], "ids must be integers"), ([[1, 2], [3]], "a flat sequence of integers"),
+                         ([[1, 2], [3, 0]], r"got shape \(2, 2\)"),
+                         (np.array([2**63], np.uint64), "id 9223372036854775808 is outside")):
         with pytest.raises(TokembedError, match=message):
             check_token_ids(bad, 4, "t")
 
