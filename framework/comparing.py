@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .errors import RecipeError, TokembedError
+from .errors import CorpusError, RecipeError, TokembedError
 from .io import atomic_write_json, atomic_write_text
 from .runner import _RunFolder, _stage
 from .recipe_specs import ComponentSpec
@@ -184,7 +184,10 @@ def run_comparison(
         size = 0
         if spec.trained:
             assert loaded.corpus is not None  # the recipe check requires a corpus when a tokenizer is trained
-            train = timed("read training corpus", loaded.corpus.open)
+            try:
+                train = timed("read training corpus", loaded.corpus.open)
+            except CorpusError as exc:
+                raise type(exc)(f"{loaded.corpus.location}: corpus: {exc}") from None
             size = _size(train)
             counted = f": {len(train):,} documents" if isinstance(train, list) else ""
             _say(quiet, f"training corpus {loaded.corpus.describe()}{counted}, {size / 1e6:.1f} MB")
@@ -192,7 +195,7 @@ def run_comparison(
         for item in spec.tokenizers:
             if isinstance(item, ComponentSpec):
                 step = f"fit {item.label}"
-                with _stage(item, "compare."):
+                with _stage(item, "compare.", corpus_at=loaded.corpus.location):
                     tok = item.build()
                     timed(step, lambda tok=tok: tok.fit(train), size)
                 tok.save(work_dir / f"{item.label}.tokembed.json")

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterator, Literal, Sequence
 
-from .errors import CorpusError
+from .errors import CorpusError, CorpusReadError
 from .io import RUN_MARKER
 
 __all__ = ["Corpus", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
@@ -218,6 +218,16 @@ class Corpus:
 
     # -- reading ----------------------------------------------------------------------------------------------
     def __iter__(self) -> Iterator[str]:
+        """The documents, read lazily. Raises :class:`~tokembed.errors.CorpusReadError` when a file cannot be read
+        (naming the file, and the line or byte offset where it can) or the corpus holds no non-empty document."""
+        try:
+            yield from self._documents()
+        except CorpusReadError:
+            raise
+        except CorpusError as exc:
+            raise CorpusReadError(str(exc)) from None
+
+    def _documents(self) -> Iterator[str]:
         count = 0
         for path in self.paths:
             for doc in self._iter_file(path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "VocabularySizeWarning",
+    "CorpusReadError",
     "TokembedError",
     "RecipeError",
     "UnknownComponentError",
@@ -60,6 +61,11 @@ class CorpusError(TokembedError, ValueError):
 
 class ArtifactError(TokembedError, ValueError):
     """A saved artifact cannot be read: missing, truncated, of another kind or of an unknown format version."""
+
+
+class CorpusReadError(CorpusError):
+    """A corpus's files cannot be read as documents (found while reading them: undecodable bytes, a broken file, an
+    empty corpus), as opposed to a component finding nothing to learn in documents that were read."""
 
 
 class DataError(TokembedError):

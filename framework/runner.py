@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from .corpus import Corpus
-from .errors import RecipeError, TokembedError
+from .errors import CorpusError, CorpusReadError, RecipeError, TokembedError
 from .io import RUN_MARKER, atomic_save_npy, atomic_write_json, atomic_write_text
 
 __all__ = ["run_recipe", "RunResult", "open_corpus"]
@@ -264,10 +264,15 @@ def _umask() -> int:
 
 
 @contextmanager
-def _stage(spec, prefix: str = "") -> Iterator[None]:
-    """Name the recipe stage (file:line:col and dotted path) in any error a component raises while it runs."""
+def _stage(spec, prefix: str = "", corpus_at: str | None = None) -> Iterator[None]:
+    """Name the recipe stage (file:line:col and dotted path) in any error a component raises while it runs; an
+    error reading the corpus names the corpus section instead (at ``corpus_at``, its file:line:col)."""
     try:
         yield
+    except CorpusReadError as exc:
+        if corpus_at is None:
+            raise
+        raise type(exc)(f"{corpus_at}: corpus: {exc}") from None
     except TokembedError as exc:
         section = {"tokenizer": "tokenizers", "embedder": "embedders", "vectorizer": "vectorizers"}.get(
             spec.kind, spec.kind)
@@ -275,7 +280,13 @@ def _stage(spec, prefix: str = "") -> Iterator[None]:
 
 
 def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
-    corpus = open_corpus(recipe.corpus) if recipe.corpus is not None else None
+    corpus_at = recipe.corpus.location if recipe.corpus is not None else None
+    corpus = None
+    if recipe.corpus is not None:
+        try:
+            corpus = open_corpus(recipe.corpus)
+        except CorpusError as exc:
+            raise type(exc)(f"{corpus_at}: corpus: {exc}") from None
     timer = _Timer()
     result = RunResult(out_dir)
     atomic_write_text(out_dir / "recipe.resolved.yaml", _yaml_dump(recipe.resolved()))
@@ -286,7 +297,7 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
     docs: list[str] | None = None
     n_bytes = 0
     for spec in recipe.tokenizers:
-        with _stage(spec):
+        with _stage(spec, corpus_at=corpus_at):
             tok = recipe.build(spec)
             with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
                 tok.fit(_progress(corpus, f"fit {spec.label}", quiet))
@@ -303,7 +314,7 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
         atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
     for spec in recipe.embedders:
-        with _stage(spec):
+        with _stage(spec, corpus_at=corpus_at):
             _run_embedder(recipe, spec, result, corpus, out_dir, timer)
 
     if recipe.evaluate is not None:

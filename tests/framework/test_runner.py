@@ -284,6 +284,19 @@ def test_corpus_byte_order_marks(tmp_path):
         list(Corpus(path, errors="replace"))
 
 
+def test_an_unreadable_corpus_is_reported_at_the_corpus_not_at_a_tokenizer(workdir, capsys):
+    (workdir / "latin.txt").write_bytes(b"ok line\ncaf\xe9\n")
+    (workdir / "lat.yaml").write_text("tokenizers:\n  c: {type: char}\ncorpus: {path: latin.txt}\n")
+    assert main(["run", "lat.yaml", "--out", "o"]) == 2
+    err = capsys.readouterr().err
+    # byte offset 11: "ok line\n" is 8 bytes, then "caf"
+    assert "lat.yaml:3:9: corpus: " in err and "invalid UTF-8 at byte offset 11" in err
+    (workdir / "ws.txt").write_text("  \n\t\n")
+    (workdir / "ws.yaml").write_text("tokenizers:\n  c: {type: char}\ncorpus: {path: ws.txt}\n")
+    assert main(["run", "ws.yaml", "--out", "o2"]) == 2
+    assert "ws.yaml:3:9: corpus: corpus ws.txt: empty" in capsys.readouterr().err
+
+
 def test_a_corpus_path_that_is_a_device_is_a_clear_error():
     from tokembed.errors import CorpusError
 
