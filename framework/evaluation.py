@@ -83,15 +83,21 @@ def _fold(word: str, case_insensitive: bool) -> str:
     return word.lower() if case_insensitive else word
 
 
+def _named(what: str, source: Any) -> str:
+    """``what`` followed by the set it scores when ``source`` names one (a dataset name or a file)."""
+    return f"{what} on {os.fspath(source)!r}" if isinstance(source, (str, os.PathLike)) else what
+
+
 def _finite(x: Any) -> float | None:
     x = float(x)
     return x if math.isfinite(x) else None
 
 
 def _require_finite(kv: KeyedVectors, rows: np.ndarray | int, what: str) -> None:
-    """Raise if a vector that can change the score holds NaN or an infinity: the ``rows`` given (those word pairs
-    use), or, for an int, every row below it (those analogies search). Without this check NaN makes a correlation
-    undefined (None) and wins every argmax of an analogy search (a wrong accuracy), both silently."""
+    """Raise if a vector the evaluation uses holds NaN or an infinity: the ``rows`` given (those of the word pairs
+    counted), or, for an int, every row below it (those analogies search). Without this check NaN makes a
+    correlation undefined (None) and wins every argmax of an analogy search (a wrong accuracy), both silently.
+    The message names the source of ``kv`` (its file, folder or dataset) when it has one."""
     if isinstance(rows, np.ndarray):
         rows = np.unique(rows)
         bad = rows[~np.isfinite(kv.vectors[rows]).all(axis=1)]
@@ -101,9 +107,11 @@ def _require_finite(kv: KeyedVectors, rows: np.ndarray | int, what: str) -> None
         bad = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     if len(bad):
         first = int(bad[0])
+        source = getattr(kv, "source", None)
         raise TokembedError(
             f"{what} uses {len(bad):,} vector{'s' if len(bad) != 1 else ''} holding NaN or infinite values (the "
-            f"first: {kv.index_to_key[first]!r}, row {first} of {len(kv):,}), so its score would be meaningless. "
+            f"first: {kv.index_to_key[first]!r}, row {first} of {len(kv):,}{f' in {source}' if source else ''}), "
+            "so its score would be meaningless. "
             "Such vectors come from a training run that diverged (try a lower learning rate) or from a file with "
             "'nan' or 'inf' values"
         )
@@ -152,7 +160,9 @@ def evaluate_word_pairs(
     DataError
         Unknown or unfetched dataset name, or a malformed file (see :func:`tokembed.datasets.read_word_pairs`).
     TokembedError
-        If a vector of a usable pair holds NaN or an infinity (the correlation would be undefined).
+        If a vector of a usable pair holds NaN or an infinity (the correlation would be undefined), however few
+        pairs are usable. The message names the set (when given by name or file), the first such key and the
+        source of ``kv`` (:attr:`KeyedVectors.source`).
     """
     from scipy import stats
 
@@ -171,8 +181,10 @@ def evaluate_word_pairs(
     used = len(gold)
     total = len(items)
     result: dict[str, Any] = {"kind": "word_pairs", "spearman": None, "pvalue": None, "pearson": None}
+    # every vector used is checked, even when too few pairs are left for a correlation: a NaN among them would
+    # otherwise pass as "not enough pairs" (null) instead of the error it is
+    _require_finite(kv, np.array(rows_a + rows_b, dtype=np.int64), _named("the word-pair evaluation", pairs))
     if used >= 3:
-        _require_finite(kv, np.array(rows_a + rows_b, dtype=np.int64), "the word-pair evaluation")
         va = kv.vectors[rows_a].astype(np.float64)
         vb = kv.vectors[rows_b].astype(np.float64)
         norms = np.linalg.norm(va, axis=1) * np.linalg.norm(vb, axis=1)
@@ -244,7 +256,8 @@ def evaluate_word_analogies(
         Unknown or unfetched dataset name, or a malformed file (see :func:`tokembed.datasets.read_analogies`).
     TokembedError
         If a vector among the searched rows holds NaN or an infinity (it would win every search: a wrong
-        accuracy).
+        accuracy) and at least one question is usable. The message names the set (when given by name or file),
+        the first such key and the source of ``kv`` (:attr:`KeyedVectors.source`).
     """
     from .datasets import read_analogies
 
@@ -265,7 +278,8 @@ def evaluate_word_analogies(
     q = np.array(quads, dtype=np.int64).reshape(-1, 4)
     owner_arr = np.array(owner, dtype=np.int64)
     if len(q):
-        _require_finite(kv, end, f"the analogy evaluation (searching the first {end:,} rows)")
+        what = _named("the analogy evaluation", analogies)
+        _require_finite(kv, end, f"{what} (searching the first {end:,} rows)")
     hit = _solve_3cosadd(kv, q, vocab, end, case_insensitive, batch_size) if len(q) else np.zeros(0, dtype=bool)
 
     correct = np.bincount(owner_arr[hit], minlength=len(names))

@@ -81,6 +81,10 @@ class KeyedVectors:
         Row of each key. Do not modify.
     vector_size : int
         Columns of ``vectors``.
+    source : str or None
+        Where the vectors were read from: the file (:meth:`load_word2vec_format`), the folder or the dataset name
+        (:meth:`from_dataset`); None for vectors built in memory. Error messages name it (an evaluation that finds
+        NaN vectors says which file holds them).
 
     Notes
     -----
@@ -92,6 +96,9 @@ class KeyedVectors:
     Cosine similarities use unit vectors; a zero vector's unit vector is taken to be zero, so its cosine with
     anything is 0 (gensim would give NaN).
     """
+
+    #: Where the vectors were read from (see the class notes); a class attribute so that subclasses get it too.
+    source: str | None = None
 
     def __init__(self, vector_size: int):
         if isinstance(vector_size, bool) or not isinstance(vector_size, (int, np.integer)) or vector_size < 1:
@@ -192,9 +199,11 @@ class KeyedVectors:
             raise ArtifactError(f"{folder}: vectors.npy has shape {arr.shape} but vocab.txt has {len(keys)} keys")
         n = len(keys) if limit is None else min(limit, len(keys))
         try:
-            return cls.from_arrays(keys[:n], arr[:n])
+            kv = cls.from_arrays(keys[:n], arr[:n])
         except TokembedError as exc:
             raise ArtifactError(f"{folder}: {exc}") from None
+        kv.source = name_or_path if isinstance(name_or_path, str) and name_or_path in DATASETS else str(folder)
+        return kv
 
     def _set_keys(self, keys: list[str]) -> None:
         index: dict[str, int] = {}
@@ -579,9 +588,10 @@ class KeyedVectors:
         Raises
         ------
         ArtifactError
-            Missing file, malformed header, a key that is not UTF-8, a line with the wrong number of values or a
-            value that is not a number, or fewer vectors than the header announces (truncated). The message
-            names the file and the line (text) or record and byte offset (binary).
+            Missing or empty file, malformed header, a key that is not UTF-8, a line with the wrong number of
+            values or a value that is not a number, or fewer vectors than the header announces (truncated). The
+            message names the file and the line (text) or record and byte offset (binary). With ``no_header=True``
+            on a file that does start with a header line, the error at line 2 says so.
         """
         p = Path(path)
         limit = _check_limit(limit)
@@ -606,7 +616,9 @@ class KeyedVectors:
                 keys, vectors = _read_binary(fh, p, count, dim)
             else:
                 keys, vectors = _read_text(fh, p, count, dim, limit)
-        return _dedupe(cls, keys, vectors, p)
+        kv = _dedupe(cls, keys, vectors, p)
+        kv.source = str(p)
+        return kv
 
     # -- PyTorch ----------------------------------------------------------------------------------------------
     def to_torch(self, freeze: bool = True, padding_idx: int | None = None):
@@ -746,10 +758,34 @@ def _parse_header(line: bytes) -> tuple[int, int] | None:
 #: The hint of a text file's missing header; a recipe's ``evaluate.vectors`` says it in its own words instead
 #: (:class:`tokembed.recipe_evaluate.VectorsSpec`).
 NO_HEADER_HINT = " (a file without this line, like GloVe's .txt, reads with no_header=True)"
+#: The hint of a text file read with ``no_header=True`` that has the header line; replaced like NO_HEADER_HINT.
+HAS_HEADER_HINT = " (line 1 is a word2vec header '<count> <dimensions>': read this file without no_header=True)"
+
+
+def header_then_vector(first: bytes, second: bytes) -> tuple[int, int] | None:
+    """``(count, dimensions)`` when ``first`` is a word2vec header line and ``second`` a vector line that fits it
+    (a key and ``dimensions`` values: ``dimensions + 1`` whitespace-separated fields), else None.
+
+    How a text file read with ``no_header=True`` is recognised as having the header after all (used by the reader's
+    error message and by the recipe check). A 1-dimensional header is not recognised: ``"7 1"`` is also the key
+    ``7`` with the value 1 in GloVe's layout, and two lines cannot tell them apart.
+
+    Parameters
+    ----------
+    first, second : bytes
+        Lines 1 and 2 of the file, as read (a trailing newline is ignored).
+    """
+    found = _parse_header(first)
+    if found is None or found[1] < 2:
+        return None
+    return found if len(second.split()) == found[1] + 1 else None
 
 
 def _read_header(fh: io.BufferedReader, path: Path, binary: bool) -> tuple[int, int]:
     line = fh.readline()
+    if not line:
+        raise ArtifactError(f"{path}: the file is empty (a word2vec file starts with the line "
+                            "'<count> <dimensions>')")
     found = _parse_header(line)
     if found is None:
         shown = line[:60].decode("utf-8", "replace").rstrip("\n")
@@ -775,7 +811,9 @@ def _read_text(
     rests: list[bytes] = []
     lineno = 1 if count is not None else 0
     want = count if count is not None else limit
-    while want is None or len(keys) < want:
+    first = b""  # line 1 of a file read without header: a header after all when line 2 does not fit it
+    # without a header and with limit=0, line 1 is still read for the dimensions (then dropped)
+    while want is None or len(keys) < want or dim is None:
         line = fh.readline()
         if not line:
             if count is not None:
@@ -785,6 +823,8 @@ def _read_text(
                 )
             break
         lineno += 1
+        if lineno == 1:
+            first = line
         line = line.rstrip()
         if not line:
             raise ArtifactError(f"{path}:{lineno}: empty line where a vector was expected")
@@ -796,15 +836,21 @@ def _read_text(
         where = f"{path}:{lineno}"
         if not sep or rest.count(b" ") != dim - 1:
             found = len(rest.split()) if sep else 0
+            hint = ""
+            if not keys:
+                hint = " (if the file is binary, pass binary=True)"
+            elif count is None and lineno == 2 and header_then_vector(first, line):
+                hint = HAS_HEADER_HINT
             raise ArtifactError(
-                f"{where}: expected the key and {dim} values separated by single spaces, found {found} values"
-                + (" (if the file is binary, pass binary=True)" if not keys else "")
+                f"{where}: expected the key and {dim} values separated by single spaces, found {found} values{hint}"
             )
         keys.append(_decode_key(key, where))
         rests.append(rest)
+    if want is not None and len(keys) > want:  # the line read for the dimensions only
+        del keys[want:], rests[want:]
     if not keys:
         if dim is None:
-            raise ArtifactError(f"{path}: no vectors in the file")
+            raise ArtifactError(f"{path}: the file is empty")
         return keys, np.zeros((0, dim), dtype=np.float32)
     try:
         flat = np.fromstring(b" ".join(rests), dtype=np.float32, sep=" ")

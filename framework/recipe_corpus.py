@@ -177,6 +177,22 @@ def _dataset(name: str, node: Node, path: str, problems: Problems) -> tuple[Path
     return _expand(str(found), None, node, path, problems)
 
 
+#: Dataset kinds (:data:`tokembed.datasets.KINDS`) as the words of a message: "dataset 'prose_mix' is a text
+#: corpus, not a word-pair set or an analogy set".
+_KIND_WORDS = {
+    "corpus": "a text corpus",
+    "corpus_dir": "a folder of texts",
+    "word_pairs": "a word-pair set",
+    "analogies": "an analogy set",
+    "tokenizer_file": "a tokenizer file",
+    "vectors": "word vectors",
+}
+
+
+def _kind_words(kind: str) -> str:
+    return _KIND_WORDS.get(kind, f"a dataset of kind {kind}")
+
+
 def dataset_location(name: str, node: Node, path: str, problems: Problems,
                      kinds: tuple[str, ...] = ()) -> Path | tuple[()] | None:
     """Where the fetched dataset ``name`` is (a file or a folder); ``()`` when :mod:`tokembed.datasets` is absent
@@ -193,8 +209,10 @@ def dataset_location(name: str, node: Node, path: str, problems: Problems,
     choices = sorted(n for n in names if not kinds or getattr(names[n], "kind", None) in kinds)
     if name not in choices:
         if name in names:
-            problems.add(node, path, f"dataset {name!r} is a {names[name].kind}, not a {' or '.join(kinds)}. "
-                                     f"Datasets of that kind: {', '.join(choices) or '(none)'}")
+            wanted = " or ".join(_kind_words(k) for k in kinds)
+            problems.add(node, path, f"dataset {name!r} is {_kind_words(names[name].kind)}, not {wanted}. "
+                                     f"Datasets of {'that kind' if len(kinds) == 1 else 'those kinds'}: "
+                                     f"{', '.join(choices) or '(none)'}")
         else:
             problems.add(node, path, f"unknown dataset {name!r}.{did_you_mean(name, choices)} "
                                      f"Available: {', '.join(choices)}")

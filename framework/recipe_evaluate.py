@@ -11,7 +11,9 @@ evaluate:
 ```
 The short form ``evaluate: [wordsim353, simlex999]`` names the sets only. Every set and every vector source must be
 fetched (or exist) before any work; a missing one is a problem that gives the ``tokembed data fetch`` command. The
-first line of a word2vec file is checked too: a file without the header line needs ``no_header: true``.
+first lines of a word2vec file are checked too: a file without the header line needs ``no_header: true``, a file
+with it must not have ``no_header: true``, and an empty file is a problem; so is a folder without ``vectors.npy``
+or ``vocab.txt``.
 Embedders that produce word vectors (an attribute ``wv_`` holding :class:`~tokembed.keyedvectors.KeyedVectors`)
 are evaluated too. Private to :mod:`tokembed.recipe`.
 """
@@ -78,9 +80,10 @@ class VectorsSpec:
         TokembedError
             As :func:`tokembed.keyedvectors.load_vectors` (``ArtifactError`` for a malformed file, ``DataError``
             for a dataset), its message prefixed with the entry: ``FILE:LINE:COL: evaluate.vectors.LABEL: ...``;
-            a missing header line suggests ``no_header: true``.
+            a missing header line suggests ``no_header: true``, a header read with ``no_header: true`` says to
+            remove it.
         """
-        from .keyedvectors import NO_HEADER_HINT, load_vectors
+        from .keyedvectors import HAS_HEADER_HINT, NO_HEADER_HINT, load_vectors
 
         target = self.value if self.source == "dataset" else str(self.location)
         try:
@@ -88,6 +91,8 @@ class VectorsSpec:
         except TokembedError as exc:
             message = str(exc).replace(NO_HEADER_HINT, f" (a file without this line, like GloVe's .txt, reads with "
                                                        f"no_header: true under evaluate.vectors.{self.label})")
+            message = message.replace(HAS_HEADER_HINT, f" (line 1 is a word2vec header '<count> <dimensions>': "
+                                                       f"remove no_header: true from evaluate.vectors.{self.label})")
             message = f"{self.where}: evaluate.vectors.{self.label}: {message}" if self.where else message
             try:
                 located = type(exc)(message)
@@ -213,17 +218,19 @@ def _vectors(node: Node, path: str, problems: Problems, base_dir: Path) -> tuple
         no_header = fields.get("no_header", (None, False))[1]
         if binary is INVALID or no_header is INVALID:
             continue
-        if not _header_fits(fields, source, location, binary, no_header, where, problems):
+        if not _file_fits(fields, source, location, binary, no_header, where, problems):
             ok = False
             continue
         out.append(VectorsSpec(label, source, value, location, binary, limit, no_header, problems.where(vnode)))
     return tuple(out) if ok else None
 
 
-def _header_fits(fields: dict[str, tuple[Node, Any]], source: str, location: Path | None, binary: bool | None,
+def _file_fits(fields: dict[str, tuple[Node, Any]], source: str, location: Path | None, binary: bool | None,
                  no_header: bool, where: str, problems: Problems) -> bool:
-    """``no_header:`` agrees with the source, and a word2vec file has the header line it needs (read from its first
-    line: cheap, and the reader would fail on it after the run's training)."""
+    """``no_header:`` agrees with the source, a word2vec file is not empty and has the header line exactly when it
+    needs one, and a folder holds what :meth:`~tokembed.keyedvectors.KeyedVectors.from_dataset` reads. Cheap: the
+    first two lines of a file, the names in a folder and the header of its ``vectors.npy``; the reader would fail on
+    any of these after the run's training."""
     is_file = source == "path" and location is not None and location.is_file()
     binary_file = bool(binary) or (binary is None and location is not None and location.suffix == ".bin")
     if no_header:
@@ -236,26 +243,81 @@ def _header_fits(fields: dict[str, tuple[Node, Any]], source: str, location: Pat
             problems.add(nnode, join_path(where, "no_header"),
                          "applies to the text format only (a binary word2vec file always has the header line)")
             return False
-        return True
+    if source != "path" or location is None:
+        return True  # a dataset: built by tokembed data fetch, and checked by it
+    pnode, value = fields["path"]
+    ppath = join_path(where, "path")
+    if location.is_dir():
+        problem = _folder_problem(location)
+        if problem:
+            problems.add(pnode, ppath, f"{value}: {problem}")
+        return not problem
     if not is_file:
         return True
-    from .keyedvectors import read_word2vec_header
+    try:
+        with open(location, "rb") as fh:
+            first = fh.readline(65536)
+            second = fh.readline(1 << 20) if no_header else b""
+    except OSError as exc:
+        problems.add(pnode, ppath, f"{value}: cannot read: {exc.strerror or exc}")
+        return False
+    if not first:
+        problems.add(pnode, ppath, f"{value}: the file is empty; expected word vectors in word2vec format")
+        return False
+    from .keyedvectors import header_then_vector, read_word2vec_header
 
-    assert location is not None
-    pnode = fields["path"][0]
+    if no_header:
+        found = header_then_vector(first, second) if second.endswith(b"\n") or len(second) < 1 << 20 else None
+        if found is None:
+            return True
+        problems.add(fields["no_header"][0], join_path(where, "no_header"),
+                     f"{value} starts with the word2vec header line '{found[0]} {found[1]}' (<count> <dimensions>; "
+                     f"line 2 holds a key and {found[1]} values): remove no_header: true, which is for files "
+                     "without that line")
+        return False
     try:
         if read_word2vec_header(location) is not None:
             return True
-        with open(location, "rb") as fh:
-            shown = fh.readline(60).decode("utf-8", "replace").rstrip("\r\n")
-    except (TokembedError, OSError) as exc:
-        problems.add(pnode, join_path(where, "path"), str(exc))
+    except TokembedError as exc:
+        problems.add(pnode, ppath, str(exc))
         return False
-    fix = "every binary word2vec file starts with it" if binary_file else \
-        "a text file without this line (GloVe's .txt) reads with no_header: true"
-    problems.add(pnode, join_path(where, "path"), f"{fields['path'][1]}: line 1 is not the word2vec header "
-                                                  f"'<count> <dimensions>' (got {shown!r}); {fix}")
+    shown = first[:60].decode("utf-8", "replace").rstrip("\r\n")
+    if not shown.strip():
+        fix = "the first line must be the header, then one vector per line"
+    elif binary_file:
+        fix = "every binary word2vec file starts with it"
+    else:
+        fix = "a text file without this line (GloVe's .txt) reads with no_header: true"
+    problems.add(pnode, ppath, f"{value}: line 1 is not the word2vec header '<count> <dimensions>' (got {shown!r}); "
+                               f"{fix}")
     return False
+
+
+def _folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be read as vectors (``vectors.npy`` and ``vocab.txt``), or None. Only the header of
+    ``vectors.npy`` is read (its shape and dtype)."""
+    missing = [name for name in ("vectors.npy", "vocab.txt") if not (folder / name).is_file()]
+    if missing:
+        return (f"the folder has no {' and no '.join(missing)}; a folder of vectors holds vectors.npy (an array of "
+                "n x dimensions numbers) and vocab.txt (the n keys, one per line), as the vectors datasets do, and a "
+                "word2vec file is given by its own path")
+    from numpy.lib import format as npy
+
+    try:
+        with open(folder / "vectors.npy", "rb") as fh:
+            version = npy.read_magic(fh)
+            if version not in ((1, 0), (2, 0)):
+                return None  # a newer layout: left to the reader
+            read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            shape, _, dtype = read(fh)
+    except OSError as exc:
+        return f"vectors.npy cannot be read: {exc.strerror or exc}"
+    except ValueError as exc:  # not a .npy file, or a damaged header
+        return f"vectors.npy is not a NumPy array file ({exc})"
+    if len(shape) != 2 or shape[1] < 1 or dtype.kind not in "fiu":
+        return f"vectors.npy holds an array of shape {shape} and dtype {dtype}, expected numbers of shape " \
+               "(keys, dimensions)"
+    return None
 
 
 def check_evaluate(node: Node, problems: Problems, base_dir: Path) -> EvaluateSpec | None:

@@ -367,20 +367,21 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: _Timer, quiet: bool
     """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets."""
     from .evaluation import evaluate_vectors, format_evaluation
 
-    sources: list[tuple[str, Any]] = []
+    sources: list[tuple[str, Any, str]] = []  # (label, getter, the recipe's FILE:LINE:COL or "")
     for label, emb in result.embedders.items():
         if getattr(emb, "wv_", None) is not None:
-            sources.append((label, lambda emb=emb: emb.wv_))
+            sources.append((label, lambda emb=emb: emb.wv_, ""))
     for vec in spec.vectors:
-        sources.append((vec.label, vec.load))
+        sources.append((vec.label, vec.load, vec.where))
     results: dict[str, Any] = {}
-    for label, get in sources:
+    for label, get, where in sources:
         with timer.step(f"evaluate vectors {label}"):
             vectors = get()
             try:
                 results[label] = evaluate_vectors(vectors, list(spec.sets), **spec.options())
             except TokembedError as exc:  # NaN vectors, ...: say which source
-                raise type(exc)(f"evaluate: vectors {label}: {exc}") from None
+                prefix = f"{where}: evaluate.vectors.{label}" if where else f"evaluate: vectors {label}"
+                raise type(exc)(f"{prefix}: {exc}") from None
         if not quiet:
             print(f"evaluation of {label}:\n{format_evaluation(results[label])}")
     if not sources and not quiet:

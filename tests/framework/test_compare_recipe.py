@@ -351,8 +351,8 @@ def test_parallel_dataset_and_chapter_sample(reg, tmp_path, monkeypatch):
     pset = p.read()
     assert pset.reference == "en-US" and pset.texts["zh-CN"] == ["zh-CN 0", "zh-CN 3", "zh-CN 6"]
     assert problems_of(head + "{dataset: prose_mix, reference: en-US}\n", reg, tmp_path) == [
-        "r.yaml:4:23: compare.parallel.dataset: dataset 'prose_mix' is a corpus, not a corpus_dir. Datasets of that "
-        "kind: multilingual"]
+        "r.yaml:4:23: compare.parallel.dataset: dataset 'prose_mix' is a text corpus, not a folder of texts. "
+        "Datasets of that kind: multilingual"]
 
 
 # -- corpus limits ---------------------------------------------------------------------------------------------------
@@ -477,8 +477,8 @@ def test_load_dataset_is_a_tokenizer_file(files, fake_reg, monkeypatch):
     assert (a.source, a.value, a.path, a.format) == ("dataset", "gpt2_ranks", files / "ranks.tiktoken", "tiktoken")
     assert r.resolved()["compare"]["tokenizers"]["a"] == {"load": {"dataset": "gpt2_ranks"}, "type": "bpe"}
     assert problems_of(text % "prose_mix", fake_reg, files) == [
-        "r.yaml:4:25: compare.tokenizers.a.load.dataset: dataset 'prose_mix' is a corpus, not a tokenizer_file. "
-        "Datasets of that kind: bert_uncased_vocab, gpt2_ranks"]
+        "r.yaml:4:25: compare.tokenizers.a.load.dataset: dataset 'prose_mix' is a text corpus, not a tokenizer "
+        "file. Datasets of that kind: bert_uncased_vocab, gpt2_ranks"]
 
 
 def test_a_reader_that_fails_is_a_problem_of_the_stage(files, fake_reg):

@@ -146,6 +146,37 @@ def test_non_finite_vectors_are_an_error_not_a_silent_score(toy, value):
         evaluate_word_analogies(_spoilt(bad, "man", value), questions)
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_non_finite_vectors_are_an_error_however_few_pairs_are_used(tmp_path, monkeypatch, toy, value):
+    # the tester's case: a file whose king row holds NaN, and a set of which only 2 pairs are usable (fewer than
+    # the 3 a correlation needs): the check ran only for >= 3 pairs, so this gave spearman None and no error
+    vec = tmp_path / "vec.txt"
+    vec.write_text(f"4 3\nking 0.1 {value} 0.3\nqueen 0.2 0.1 0.3\nman 0.3 0.3 0.1\nwoman 0.1 0.5 0.2\n")
+    kv = KeyedVectors.load_word2vec_format(vec)
+    fake_home(tmp_path, monkeypatch, {"wordsim353.tsv": "king\tqueen\t8\nman\twoman\t7\ntiger\tcat\t6\n"})
+    with pytest.raises(TokembedError, match=r"^the word-pair evaluation on 'wordsim353' uses 1 vector holding NaN or "
+                                            rf"infinite values \(the first: 'king', row 0 of 4 in {re.escape(str(vec))}\)"):
+        evaluate_vectors(kv, ["wordsim353"])
+    for used in ([("king", "queen", 8.0)], [("king", "queen", 8.0), ("man", "woman", 7.0)]):
+        with pytest.raises(TokembedError, match=r"^the word-pair evaluation uses 1 vector holding NaN"):
+            evaluate_word_pairs(kv, used)
+    # a pair file is named by its path
+    pairs_file = tmp_path / "pairs.tsv"
+    pairs_file.write_text("king\tqueen\t8\n")
+    with pytest.raises(TokembedError, match=rf"^the word-pair evaluation on {re.escape(repr(str(pairs_file)))} uses"):
+        evaluate_word_pairs(kv, pairs_file)
+    # the rule is "the vectors the evaluation uses": without king, 1 pair and no correlation, and no error
+    res = evaluate_word_pairs(kv, [("man", "woman", 7.0), ("king", "pear", 1.0)])
+    assert (res["pairs_used"], res["spearman"]) == (1, None)
+    # an analogy set names itself and the file too (king is among the searched rows)
+    questions = tmp_path / "q.txt"
+    questions.write_text(": s\nman woman king queen\n")
+    with np.errstate(invalid="ignore"):
+        with pytest.raises(TokembedError, match=rf"^the analogy evaluation on {re.escape(repr(str(questions)))} "
+                                                r"\(searching the first 4 rows\) uses 1 vector .* in "):
+            evaluate_word_analogies(kv, questions)
+
+
 # -- parity with gensim ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("restrict_vocab", [None, 200])
 @pytest.mark.parametrize("name", ["wordsim353.tsv", "simlex999.txt"])

@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tokembed.errors import ArtifactError, DataError, TokembedError
-from tokembed.keyedvectors import KeyedVectors, OutOfVocabularyError, load_vectors, read_word2vec_header
+from tokembed.keyedvectors import (
+    HAS_HEADER_HINT,
+    KeyedVectors,
+    OutOfVocabularyError,
+    header_then_vector,
+    load_vectors,
+    read_word2vec_header,
+)
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vectors" / "glove6b50d_sample.txt"
 SQ2 = math.sqrt(2.0)
@@ -319,6 +326,53 @@ def test_glove_text_without_header_and_trailing_spaces(tmp_path):
     assert len(KeyedVectors.load_word2vec_format(path, no_header=True, limit=1)) == 1
     with pytest.raises(ArtifactError, match="no_header=True"):
         KeyedVectors.load_word2vec_format(path)
+    # limit=0 without a header: line 1 still gives the dimensions (it raised "no vectors in the file")
+    none = KeyedVectors.load_word2vec_format(path, no_header=True, limit=0)
+    assert (len(none), none.vector_size) == (0, 2)
+    path.write_bytes(b"")
+    with pytest.raises(ArtifactError, match=r"glove.txt: the file is empty$"):
+        KeyedVectors.load_word2vec_format(path, no_header=True)
+
+
+def test_no_header_on_a_file_with_the_header_says_so(tmp_path, toy):
+    path = toy.save_word2vec_format(tmp_path / "v.txt")  # "5 2", then "man 2.0 0.0", ...
+    # read as GloVe, line 1 is the key "5" with one value, and line 2 has 2 values where 1 is expected
+    with pytest.raises(ArtifactError) as err:
+        KeyedVectors.load_word2vec_format(path, no_header=True)
+    assert str(err.value) == (f"{path}:2: expected the key and 1 values separated by single spaces, found 2 values"
+                              f"{HAS_HEADER_HINT}")
+    assert "read this file without no_header=True" in HAS_HEADER_HINT
+    # a GloVe file whose line 2 does not fit: no such hint
+    path.write_bytes(b"the 1 2\nof 1 2 3\n")
+    with pytest.raises(ArtifactError, match=r"v.txt:2: expected the key and 2 values .*found 3 values$"):
+        KeyedVectors.load_word2vec_format(path, no_header=True)
+
+
+@pytest.mark.parametrize("first, second, expected", [
+    (b"5 2\n", b"man 2.0 0.0\n", (5, 2)),
+    (b"5 2\r\n", b"man 2.0 0.0 \r\n", (5, 2)),       # CR and a trailing space, as the reader allows
+    (b"5 2\n", b"man 2.0\n", None),                   # line 2 does not hold 2 values
+    (b"5 2\n", b"", None),                             # no line 2
+    (b"7 1\n", b"man 2.0\n", None),                   # 1 dimension: also GloVe's key "7" with the value 1
+    (b"the 1 2\n", b"of 1 2\n", None),                # line 1 is a vector
+    (b"5 2.5\n", b"man 1 2 3\n", None),               # not integers
+])
+def test_header_then_vector(first, second, expected):
+    assert header_then_vector(first, second) == expected
+
+
+def test_source_names_where_the_vectors_were_read(tmp_path, toy, monkeypatch):
+    import tokembed.datasets as ds
+
+    assert toy.source is None and KeyedVectors(3).source is None
+    for name, binary in (("v.txt", False), ("v.bin", True)):
+        path = toy.save_word2vec_format(tmp_path / name, binary=binary)
+        assert KeyedVectors.load_word2vec_format(path, binary=binary).source == str(path)
+        assert load_vectors(path).source == str(path)
+    folder = write_folder(tmp_path / "vecs", list(toy.index_to_key), np.array(toy.vectors))
+    assert KeyedVectors.from_dataset(folder).source == str(folder)
+    monkeypatch.setattr(ds, "dataset_path", lambda name: folder)  # as if glove_6b_50d were fetched there
+    assert KeyedVectors.from_dataset("glove_6b_50d").source == "glove_6b_50d"
 
 
 def test_repeated_keys_keep_the_first_like_gensim(tmp_path):
@@ -364,7 +418,8 @@ def test_save_is_atomic(tmp_path, toy, monkeypatch):
         (b"1 2\na 1 2.5.5\n", False, r"v:2: a value is not a number"),
         (b"2 2\na 1 2\n\nb 1 2\n", False, "v:3: empty line"),
         (b"hello\n", False, r"v:1: expected a header '<count> <dimensions>', got 'hello'"),
-        (b"", True, "expected a header"),
+        (b"", True, r"^\S*v: the file is empty \(a word2vec file starts with the line '<count> <dimensions>'\)$"),
+        (b"", False, r"^\S*v: the file is empty"),
         (b"2 0\n", False, "expected a header"),
     ],
 )

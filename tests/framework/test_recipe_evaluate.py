@@ -77,7 +77,9 @@ def test_short_form_and_problems_are_reported_before_any_work(data_home, tmp_pat
         load_recipe(bad)
     lines = err.value.problems
     assert lines[0].startswith(f"{bad}:2:10: evaluate.sets.0: unknown dataset 'wordsim35'. Did you mean 'wordsim353'?")
-    assert lines[1].startswith(f"{bad}:2:21: evaluate.sets.1: dataset 'prose_mix' is a corpus, not a word_pairs or analogies")
+    assert lines[1] == (f"{bad}:2:21: evaluate.sets.1: dataset 'prose_mix' is a text corpus, not a word-pair set or "
+                        "an analogy set. Datasets of those kinds: google_analogy, men, rare_words, simlex999, "
+                        "simverb3500, wordsim353")
     # simlex999 is a real set, not fetched into this empty data home: the message gives the command to run
     assert lines[2].startswith(f"{bad}:2:32: evaluate.sets.2: dataset 'simlex999' is not fetched yet")
     assert lines[2].endswith("Run: tokembed data fetch simlex999")
@@ -158,6 +160,89 @@ def test_vectors_that_fail_to_load_at_run_time_name_the_recipe_entry(data_home, 
         "'the 0.418 0.24968' (a file without this line, like GloVe's .txt, reads with no_header: true under "
         "evaluate.vectors.mine)")
     assert isinstance(err.value.__cause__, ArtifactError)
+
+
+def test_file_and_folder_problems_are_found_at_check_time(data_home, tmp_path):
+    import numpy as np
+
+    _fake_fetch(data_home, "wordsim353", "king\tqueen\t8\n")
+    (tmp_path / "vec.txt").write_text("4 3\nking 0.1 0.2 0.3\n", encoding="utf-8")  # has the header line
+    (tmp_path / "glove.txt").write_text("4 3\nking 0.1 0.2\n", encoding="utf-8")  # line 2 does not fit "4 3"
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "blank.txt").write_text("\nking 0.1 0.2\n", encoding="utf-8")
+    for name in ("nothing", "no_vocab", "flat", "good"):
+        (tmp_path / name).mkdir()
+    np.save(tmp_path / "no_vocab" / "vectors.npy", np.zeros((2, 3), dtype=np.float32))
+    np.save(tmp_path / "flat" / "vectors.npy", np.zeros(6, dtype=np.float32))
+    (tmp_path / "flat" / "vocab.txt").write_text("a\nb\n", encoding="utf-8")
+    np.save(tmp_path / "good" / "vectors.npy", np.ones((2, 3), dtype=np.float32))
+    (tmp_path / "good" / "vocab.txt").write_text("king\nqueen\n", encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "evaluate:\n"
+        "  sets: [wordsim353]\n"
+        "  vectors:\n"
+        "    a: {path: vec.txt, no_header: true}\n"
+        "    b: {path: empty.txt}\n"
+        "    c: {path: empty.txt, no_header: true}\n"
+        "    d: {path: nothing}\n"
+        "    e: {path: no_vocab}\n"
+        "    f: {path: flat}\n"
+        "    g: {path: blank.txt}\n"
+        "    ok1: {path: glove.txt, no_header: true}\n"
+        "    ok2: {path: good}\n"
+    )
+    with pytest.raises(RecipeError) as err:
+        load_recipe(bad)
+    folder_help = ("a folder of vectors holds vectors.npy (an array of n x dimensions numbers) and vocab.txt (the n "
+                   "keys, one per line), as the vectors datasets do, and a word2vec file is given by its own path")
+    assert err.value.problems == [
+        f"{bad}:4:35: evaluate.vectors.a.no_header: vec.txt starts with the word2vec header line '4 3' (<count> "
+        "<dimensions>; line 2 holds a key and 3 values): remove no_header: true, which is for files without that line",
+        f"{bad}:5:15: evaluate.vectors.b.path: empty.txt: the file is empty; expected word vectors in word2vec format",
+        f"{bad}:6:15: evaluate.vectors.c.path: empty.txt: the file is empty; expected word vectors in word2vec format",
+        f"{bad}:7:15: evaluate.vectors.d.path: nothing: the folder has no vectors.npy and no vocab.txt; {folder_help}",
+        f"{bad}:8:15: evaluate.vectors.e.path: no_vocab: the folder has no vocab.txt; {folder_help}",
+        f"{bad}:9:15: evaluate.vectors.f.path: flat: vectors.npy holds an array of shape (6,) and dtype float32, "
+        "expected numbers of shape (keys, dimensions)",
+        f"{bad}:10:15: evaluate.vectors.g.path: blank.txt: line 1 is not the word2vec header '<count> <dimensions>' "
+        "(got ''); the first line must be the header, then one vector per line",
+    ]
+    assert main(["validate", str(bad)]) == 2
+
+
+def test_a_header_read_with_no_header_at_run_time_says_to_remove_it(data_home, tmp_path):
+    _fake_fetch(data_home, "wordsim353", "king\tqueen\t8\n")
+    vec = tmp_path / "v.txt"
+    vec.write_text("the 0.418 0.24968\n", encoding="utf-8")
+    recipe = tmp_path / "eval.yaml"
+    recipe.write_text("evaluate:\n  sets: [wordsim353]\n  vectors:\n    mine: {path: v.txt, no_header: true}\n")
+    spec = load_recipe(recipe).evaluate.vectors[0]
+    vec.write_text("1 2\nthe 0.418 0.24968\n", encoding="utf-8")  # a header appears after the check
+    with pytest.raises(ArtifactError) as err:
+        spec.load()
+    assert str(err.value) == (
+        f"{recipe}:4:11: evaluate.vectors.mine: {vec}:2: expected the key and 1 values separated by single spaces, "
+        "found 2 values (line 1 is a word2vec header '<count> <dimensions>': remove no_header: true from "
+        "evaluate.vectors.mine)")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_non_finite_vectors_fail_the_run_with_few_pairs_used(data_home, tmp_path, capsys, value):
+    # only king-queen and man-woman are usable (2 pairs, too few for a correlation): the run used to write
+    # spearman: null and exit 0
+    _fake_fetch(data_home, "wordsim353", "king\tqueen\t8\nman\twoman\t7\nking\tcabbage\t1\ntiger\tcat\t6\n")
+    vec = tmp_path / "vec.txt"
+    vec.write_text(f"4 3\nking 0.1 {value} 0.3\nqueen 0.2 0.1 0.3\nman 0.3 0.3 0.1\nwoman 0.1 0.5 0.2\n")
+    recipe = tmp_path / "eval.yaml"
+    recipe.write_text(f"evaluate:\n  sets: [wordsim353]\n  vectors:\n    v: {{path: vec.txt}}\n"
+                      f"output: {tmp_path / 'run'}\n")
+    assert main(["run", str(recipe)]) == 2
+    err = capsys.readouterr().err
+    assert (f"eval.yaml:4:8: evaluate.vectors.v: the word-pair evaluation on 'wordsim353' uses 1 vector holding NaN "
+            f"or infinite "
+            f"values (the first: 'king', row 0 of 4 in {vec}), so its score would be meaningless") in err
+    assert not (tmp_path / "run" / "evaluation.json").exists()
 
 
 def test_docs_name_every_evaluate_key():
