@@ -7,6 +7,8 @@ that joins decoded tokens.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
@@ -14,18 +16,28 @@ import numpy as np
 from .components import Tokenizer, check_token_ids
 from .errors import TokembedError
 
-__all__ = ["VocabTokenizer"]
+__all__ = ["VocabTokenizer", "SpecialTokenInCorpusWarning"]
+
+
+class SpecialTokenInCorpusWarning(UserWarning):
+    """A special token is also an entry of the training corpus (a character, a word): a string has one id, the
+    special token's, and a special token typed in a text is plain text, so that entry encodes as ``unk_token``."""
 
 
 class VocabTokenizer(Tokenizer):
     """Base for tokenizers with a token table: specials first (pad, unk, then ``special_tokens``), then tokens.
 
     Subclasses store the parameters ``vocab_size``, ``min_frequency``, ``unk_token``, ``pad_token`` and
-    ``special_tokens``, call :meth:`_set_table` from ``fit``/``_set_state``, and set ``decode_joiner``.
+    ``special_tokens``, call :meth:`_set_table` from ``fit``/``_set_state``, and set ``decode_joiner`` and
+    ``_entry_name``. A string has one id: a special token that is also an entry of the corpus keeps only its special
+    id, so that entry typed in a text encodes as ``unk_token``; :meth:`_select` warns about it
+    (:class:`SpecialTokenInCorpusWarning`).
     """
 
     #: The string placed between decoded tokens ("" for characters, " " for words).
     decode_joiner: ClassVar[str] = ""
+    #: What one entry of the table is, for messages ("character", "word").
+    _entry_name: ClassVar[str] = "entry"
 
     # -- specials and parameters ------------------------------------------------------------------------------
     @classmethod
@@ -66,13 +78,54 @@ class VocabTokenizer(Tokenizer):
         for tok in self._specials():
             if not isinstance(tok, str) or not tok:
                 raise TokembedError(f"{who}: special tokens must be non-empty strings, got {tok!r}")
-        if self.vocab_size is not None and self.vocab_size < len(self._specials()):
+        specials = self._specials()
+        if self.vocab_size is not None and self.vocab_size < len(specials):
             raise TokembedError(
-                f"{who}: vocab_size={self.vocab_size} is smaller than the {len(self._specials())} special tokens"
+                f"{who}: vocab_size={self.vocab_size} is smaller than the {len(specials)} special tokens "
+                f"({self._describe_specials()}); raise vocab_size, or set unused ones to null"
             )
 
+    def _describe_specials(self) -> str:
+        """The special tokens with the parameter that sets each: ``'<pad>' (pad_token), '<unk>' (unk_token)``."""
+        roles: dict[str, str] = {}
+        extra = self.special_tokens if not isinstance(self.special_tokens, str) else [self.special_tokens]
+        for role, tok in [("pad_token", self.pad_token), ("unk_token", self.unk_token),
+                          *(("special_tokens", t) for t in extra)]:
+            if tok is not None:
+                roles.setdefault(tok, role)
+        return ", ".join(f"{tok!r} ({role})" for tok, role in roles.items())
+
+    def _warn_specials_in_corpus(self, counts: Mapping[str, int], entry: str) -> None:
+        """Warn (:class:`SpecialTokenInCorpusWarning`) about the special tokens, ``unk_token`` aside, that are also
+        entries of the corpus reaching ``min_frequency`` (``counts``: entry -> corpus count; ``entry``: what an
+        entry is, "character" or "word"). Such an entry keeps no id of its own: typed in a text it encodes as
+        ``unk_token`` (a special token in text is plain text), or raises without one. ``unk_token`` is left out:
+        the text ``"<unk>"`` encoding as ``unk_token`` loses nothing."""
+        clash = [t for t in self._specials() if t != self.unk_token and counts.get(t, 0) >= self.min_frequency]
+        if not clash:
+            return
+        found = ", ".join(f"{t!r} (seen {counts[t]} time{'s' if counts[t] != 1 else ''})" for t in clash)
+        one = len(clash) == 1
+        head = (f"the special token {found} is also a {entry}" if one
+                else f"the special tokens {found} are also {entry}s")
+        them = f"this {entry}" if one else f"these {entry}s"
+        outcome = (f"{them} encode{'s' if one else ''} as unk_token {self.unk_token!r}" if self.unk_token is not None
+                   else f"encoding {them} raises (there is no unk_token)")
+        warnings.warn(
+            f"{self.name}: {head} of the corpus, with no id of {'its' if one else 'their'} own (a string has one "
+            f"id, the special token's, and a special token typed in a text is plain text): {outcome}. Choose "
+            "special tokens that do not occur in the corpus, or pass allowed_special=... to encode them as the "
+            "special tokens", SpecialTokenInCorpusWarning, stacklevel=4)
+
     def _select(self, counts: dict[str, int], key) -> list[str]:
-        """Entries reaching ``min_frequency`` (specials excluded), sorted by ``key``, cut to ``vocab_size``."""
+        """Entries reaching ``min_frequency`` (specials excluded), sorted by ``key``, cut to ``vocab_size``.
+
+        Warns
+        -----
+        SpecialTokenInCorpusWarning
+            If a special token other than ``unk_token`` is an entry of ``counts`` reaching ``min_frequency``.
+        """
+        self._warn_specials_in_corpus(counts, self._entry_name)
         specials = set(self._specials())
         chosen = sorted((t for t, n in counts.items() if n >= self.min_frequency and t not in specials), key=key)
         if self.vocab_size is not None:

@@ -278,10 +278,13 @@ def learn_bpe(cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray, *, speci
         done = len(left)
         ask = done + 2 * (vocab_size - len(vocab)) + 16
     if len(vocab) < vocab_size:
+        why = ("no pair is left to merge" if min_frequency <= 1 else
+               f"no pair occurs at least min_frequency={min_frequency} times")
+        if max_token_length is not None:
+            why += f" within max_token_length={max_token_length}"
         warnings.warn(
-            f"bpe: training stopped after {len(merges)} merges because no pair occurs at least "
-            f"min_frequency={max(min_frequency, 1)} times; the vocabulary has {len(vocab)} entries, not the "
-            f"vocab_size={vocab_size} asked for", VocabularySizeWarning, stacklevel=3)
+            f"bpe: training stopped after {len(merges)} merges because {why}; the vocabulary has {len(vocab)} "
+            f"entries, not the vocab_size={vocab_size} asked for", VocabularySizeWarning, stacklevel=3)
     elif len(vocab) > vocab_size:
         warnings.warn(
             f"bpe: the {n_spec} special tokens and {len(base)} base symbols alone exceed vocab_size={vocab_size}; "

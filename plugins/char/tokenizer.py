@@ -45,13 +45,16 @@ class CharTokenizer(VocabTokenizer):
     Notes
     -----
     Special-token strings written inside the text are ordinary characters unless passed in ``allowed_special``
-    (see :meth:`tokembed.Tokenizer.encode`). With every character of ``s`` in the vocabulary,
-    ``decode(encode(s).ids) == s`` exactly, whitespace included. A lone surrogate (``"\\ud800"``) is a code point
-    like any other. Offsets are ``(i, i + 1)`` (code points).
+    (see :meth:`tokembed.Tokenizer.encode`). A one-character special token is not also a character of the
+    vocabulary (a string has one id): ``fit`` warns (:class:`tokembed.vocab.SpecialTokenInCorpusWarning`) when
+    the corpus holds it, since that character then encodes as ``unk_token``. With every character of ``s`` in the
+    vocabulary, ``decode(encode(s).ids) == s`` exactly, whitespace included. A lone surrogate (``"\\ud800"``) is a
+    code point like any other. Offsets are ``(i, i + 1)`` (code points).
     """
 
     name: ClassVar[str] = "char"
     decode_joiner: ClassVar[str] = ""
+    _entry_name: ClassVar[str] = "character"
 
     def __init__(
         self,
@@ -79,6 +82,12 @@ class CharTokenizer(VocabTokenizer):
             If the corpus holds no character at all.
         TokembedError
             If a parameter is invalid.
+
+        Warns
+        -----
+        SpecialTokenInCorpusWarning
+            If a special token other than ``unk_token`` is a character of the corpus (reaching
+            ``min_frequency``): that character encodes as ``unk_token``.
         """
         self._validate()
         if isinstance(corpus, str):

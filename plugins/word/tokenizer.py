@@ -59,12 +59,17 @@ class WordTokenizer(VocabTokenizer):
 
     Notes
     -----
+    Special-token strings written inside the text are plain text unless passed in ``allowed_special`` (see
+    :meth:`tokembed.Tokenizer.encode`): a word that spells a special token encodes as ``unk_token``, never as the
+    special token, and ``fit`` warns (:class:`tokembed.vocab.SpecialTokenInCorpusWarning`) when the corpus holds
+    such a word (``unk_token`` itself aside: the word ``"<unk>"`` encoding as ``unk_token`` loses nothing).
     Offsets are code-point spans of each word in the original (un-normalized) text. ``decode`` joins words with
     one space (Hugging Face's ``WordLevel`` decoding): the original whitespace is not recoverable at word level.
     """
 
     name: ClassVar[str] = "word"
     decode_joiner: ClassVar[str] = " "
+    _entry_name: ClassVar[str] = "word"
 
     def __init__(
         self,
@@ -110,6 +115,12 @@ class WordTokenizer(VocabTokenizer):
             If the corpus yields no word.
         TokembedError
             If a parameter is invalid.
+
+        Warns
+        -----
+        SpecialTokenInCorpusWarning
+            If a special token other than ``unk_token`` is a word of the corpus (reaching ``min_frequency``): that
+            word encodes as ``unk_token``.
         """
         self._validate()
         normalizer, pre_tokenizer = self._stages()
@@ -131,12 +142,16 @@ class WordTokenizer(VocabTokenizer):
     def _encode_text(self, text: str) -> Encoding:
         pieces = split_text(text, self._normalizer, self._pre_tokenizer)
         vocab = self.vocab_
-        unk = self._unk_id
-        ids = [vocab.get(p, unk) for p, _ in pieces]
-        if unk < 0 and -1 in ids:
-            bad = pieces[ids.index(-1)]
-            raise TokembedError(f"word: {bad[0]!r} at {bad[1]} is not in the vocabulary and there is no unk_token")
-        arr = np.asarray(ids, dtype=np.int32)
+        arr = np.fromiter((vocab.get(p, -1) for p, _ in pieces), dtype=np.int32, count=len(pieces))
+        # special tokens hold ids 0 .. n-1; a word that spells one is plain text, not that special token
+        unknown = arr < len(self.special_tokens_)
+        if self._unk_id < 0 and unknown.any():
+            k = int(np.flatnonzero(unknown)[0])
+            word, span = pieces[k]
+            what = ("spells a special token (plain text unless allowed_special lists it)" if arr[k] >= 0
+                    else "is not in the vocabulary")
+            raise TokembedError(f"word: {word!r} at {span} {what} and there is no unk_token")
+        arr[unknown] = self._unk_id
         offsets = np.asarray([span for _, span in pieces], dtype=np.int64).reshape(-1, 2)
         return Encoding(arr, self._itos[arr].tolist(), offsets)
 

@@ -7,9 +7,11 @@ Readers return plain data; the tokenizer class builds itself from it. Every prob
     One token per line; a token's id is its line number minus one. Lines are split on ``"\\n"`` only, and one
     ``"\\r"`` at the end of a line is removed (Windows line ends); nothing else is stripped, and other line
     separators (U+2028, U+0085, ...) are ordinary characters of a token. The text after the last ``"\\n"`` is a
-    last token when it is not empty. A token on two lines is an error naming both line numbers. (Hugging Face
-    also strips trailing whitespace from each line; tokembed keeps it, so a token ending in a space stays as it
-    is.)
+    last token when it is not empty. A token on two lines is an error naming both line numbers, and so are an
+    empty line, a NUL character (a binary file) and a file with no token. A file where most lines hold whitespace
+    is refused too: a WordPiece token never does (text is split at whitespace), so it is another format (a
+    tiktoken ranks file, a BPE ``merges.txt``, a corpus). (Hugging Face also strips trailing whitespace from each
+    line; tokembed keeps it, so a token ending in a space stays as it is.)
 ``tokenizer.json`` (Hugging Face ``tokenizers``)
     A ``WordPiece`` model, a ``BertNormalizer`` (or none) and a ``BertPreTokenizer``; ``BertProcessing`` or
     ``TemplateProcessing`` become our template; special added tokens become ``special_tokens``.
@@ -19,10 +21,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any, Sequence
 
 from tokembed.errors import ArtifactError, TokembedError
 from tokembed.io import atomic_write_text
+
+_SPACE = re.compile(r"\s")
 
 __all__ = ["read_vocab_txt", "write_vocab_txt", "read_hf_json", "write_hf_json", "hf_template", "our_template"]
 
@@ -48,19 +53,36 @@ def parse_vocab_lines(text: str, source: str) -> list[str]:
     Raises
     ------
     ArtifactError
-        If a token is repeated (naming both line numbers) or there is no token.
+        If a token is repeated (naming both line numbers), a line is empty, the text holds a NUL character (a
+        binary file), there is no token, or more than half of the lines hold whitespace (a tiktoken ranks file, a
+        BPE ``merges.txt`` or a corpus: a WordPiece token never holds whitespace).
     """
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ArtifactError(f"{source}: line {line} holds a NUL character: a binary file, not a vocab.txt "
+                            "(one token per line)")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     tokens = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if not tokens:
+        raise ArtifactError(f"{source}: holds no token (the file is empty); a vocab.txt holds one token per line")
     first: dict[str, int] = {}
     for number, tok in enumerate(tokens, 1):
         if tok in first:
             raise ArtifactError(f"{source}: line {number} repeats the token {tok!r} of line {first[tok]}")
+        if not tok:
+            raise ArtifactError(f"{source}: line {number} is empty; a vocab.txt holds one token per line and a "
+                                "token cannot be empty")
         first[tok] = number
-    if not tokens:
-        raise ArtifactError(f"{source}: holds no token")
+    spaced = [number for number, tok in enumerate(tokens, 1) if _SPACE.search(tok)]
+    if 2 * len(spaced) > len(tokens):
+        # a WordPiece token never holds whitespace (text is split at it): a tiktoken ranks file ("<base64> <rank>"),
+        # a BPE merges.txt ("a b") or a corpus is no vocabulary
+        raise ArtifactError(
+            f"{source}: {len(spaced)} of its {len(tokens)} lines hold whitespace (line {spaced[0]}: "
+            f"{tokens[spaced[0] - 1][:60]!r}): not a WordPiece vocab.txt, whose lines are single tokens (is it a "
+            "tiktoken ranks file, a BPE merges.txt or a text corpus?)")
     return tokens
 
 
@@ -70,7 +92,8 @@ def read_vocab_txt(path: str | os.PathLike) -> list[str]:
     Raises
     ------
     ArtifactError
-        If the file is missing, not UTF-8, empty, or repeats a token (the message names both lines).
+        If the file is missing, not UTF-8, binary, empty, has an empty line, repeats a token (the message names both
+        lines) or is mostly lines with whitespace (see :func:`parse_vocab_lines`).
     """
     return parse_vocab_lines(_read_text(path), str(path))
 

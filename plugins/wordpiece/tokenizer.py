@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import warnings
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 
 from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import BatchEncoding, Encoding
-from tokembed.errors import ArtifactError, CorpusError, TokembedError, VocabularySizeWarning
+from tokembed.errors import ArtifactError, CorpusError, DataError, TokembedError, VocabularySizeWarning
 from tokembed.postprocess import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
 
 from . import files
@@ -190,7 +191,8 @@ class WordPieceTokenizer(Tokenizer):
     def _resolved_strip(self) -> bool:
         return bool(self.lowercase) if self.strip_accents is None else bool(self.strip_accents)
 
-    def _validate(self) -> None:
+    def _validate_params(self) -> None:
+        """Check every parameter without touching a file; raises :class:`TokembedError` naming the parameter."""
         def bad(name: str, expected: str) -> TokembedError:
             return TokembedError(f"wordpiece: {name} must be {expected}, got {getattr(self, name)!r}")
 
@@ -219,30 +221,95 @@ class WordPieceTokenizer(Tokenizer):
             raise bad("max_input_chars_per_word", "an int >= 1")
         if self.vocab is not None and not isinstance(self.vocab, (str, os.PathLike, dict)):
             raise bad("vocab", "None, a path or {dataset: NAME}")
-        if isinstance(self.vocab, (str, os.PathLike)) and not Path(self.vocab).is_file():
-            where = Path(self.vocab)
-            raise ArtifactError(f"wordpiece: vocab: {self.vocab}: cannot read: no such file"
-                                + (f" (looked in {where.absolute()})" if not where.is_absolute() else ""))
+        if isinstance(self.vocab, dict):
+            self._vocab_dataset(self.vocab)
         if not _is_int(self.seed):
             raise bad("seed", "an int")
 
+    def _validate(self) -> None:
+        """The checks ``fit`` starts with: every parameter, and that a ``vocab`` file exists (it is read by
+        :meth:`check_params` and by ``fit``)."""
+        self._validate_params()
+        if isinstance(self.vocab, (str, os.PathLike)):
+            self._vocab_path(self.vocab)
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> list[str]:
+        """Problems with ``params`` (``tokembed validate``): those of :meth:`_validate`, then, when ``vocab`` is
+        set and valid so far, those of reading the vocabulary file (a ``vocab.txt`` is 30k short lines: cheap),
+        each as ``"wordpiece: vocab: <the reader's message>"``."""
+        problems = super().check_params(params)
+        vocab = params.get("vocab")
+        if vocab is None or any(p.startswith(("wordpiece: vocab:", "wordpiece: vocab ")) for p in problems):
+            return problems
+        try:
+            cls._read_vocab(vocab)
+        except TokembedError as exc:
+            problems.append(str(exc))
+        return problems
+
     # -- training or loading --------------------------------------------------------------------------------------
     @staticmethod
-    def _vocab_path(vocab: Any) -> Path:
+    def _vocab_datasets() -> list[str]:
+        """Names of the datasets that are WordPiece vocabularies: ``tokenizer_file`` datasets whose file is a
+        ``vocab.txt`` (``.txt``) or a ``tokenizer.json`` (``.json``); ``gpt2_ranks`` (``.tiktoken``) is not."""
+        from tokembed.datasets import DATASETS
+
+        return sorted(name for name, spec in DATASETS.items()
+                      if spec.kind == "tokenizer_file" and Path(spec.filename).suffix.lower() in (".txt", ".json"))
+
+    @classmethod
+    def _vocab_dataset(cls, vocab: dict) -> str:
+        """The dataset name of ``vocab={"dataset": NAME}``, checked to be a WordPiece vocabulary (not fetched
+        yet is left to :meth:`_vocab_path`)."""
+        if set(vocab) != {"dataset"} or not isinstance(vocab["dataset"], str):
+            raise TokembedError(f"wordpiece: vocab given as a mapping must be {{dataset: NAME}}, got {vocab!r}")
+        name = vocab["dataset"]
+        from tokembed.datasets import DATASETS
+
+        spec = DATASETS.get(name)
+        choices = cls._vocab_datasets()
+        if spec is None:
+            close = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise DataError(f"wordpiece: vocab: unknown dataset {name!r}.{hint} Datasets that are WordPiece "
+                            f"vocabularies: {', '.join(choices) or '(none)'}")
+        if name not in choices:
+            raise TokembedError(
+                f"wordpiece: vocab: dataset {name!r} ({spec.kind}: {spec.description}) is not a WordPiece "
+                f"vocabulary. Datasets that are: {', '.join(choices) or '(none)'}")
+        return name
+
+    @classmethod
+    def _vocab_path(cls, vocab: Any) -> Path:
+        """The file of ``vocab``; raises (``"wordpiece: vocab: ..."``) for a missing file, a dataset that is not a
+        WordPiece vocabulary, an unknown dataset or one not fetched yet (``DataError`` with the fetch command)."""
         if isinstance(vocab, dict):
-            if set(vocab) != {"dataset"} or not isinstance(vocab["dataset"], str):
-                raise TokembedError(f"wordpiece: vocab given as a mapping must be {{dataset: NAME}}, got {vocab!r}")
+            name = cls._vocab_dataset(vocab)
             from tokembed.datasets import dataset_path
 
-            return Path(dataset_path(vocab["dataset"]))
-        return Path(vocab)
+            try:
+                return Path(dataset_path(name))
+            except TokembedError as exc:
+                raise type(exc)(f"wordpiece: vocab: {exc}") from None
+        path = Path(vocab)
+        if not path.is_file():
+            raise ArtifactError(f"wordpiece: vocab: {vocab}: cannot read: "
+                                + ("a directory, not a file" if path.is_dir() else "no such file")
+                                + (f" (looked in {path.absolute()})" if not path.is_absolute() else ""))
+        return path
 
     @classmethod
     def _read_vocab(cls, vocab: Any) -> list[str]:
+        """Tokens of ``vocab`` (a ``vocab.txt``, a ``.json`` ``tokenizer.json`` or ``{dataset: NAME}``) in id order;
+        every problem raises a :class:`TokembedError` starting ``"wordpiece: vocab: "``."""
         path = cls._vocab_path(vocab)
-        if path.suffix.lower() == ".json":
-            return files.read_hf_json(path)["vocab"]
-        return files.read_vocab_txt(path)
+        try:
+            if path.suffix.lower() == ".json":
+                return files.read_hf_json(path)["vocab"]
+            return files.read_vocab_txt(path)
+        except TokembedError as exc:
+            raise type(exc)(f"wordpiece: vocab: {exc}") from None
 
     def fit(self, corpus: Iterable[str]) -> "WordPieceTokenizer":
         """Train on ``corpus`` (an iterable of documents, read once, streamed in chunks), or, with ``vocab`` set,
@@ -295,10 +362,11 @@ class WordPieceTokenizer(Tokenizer):
             if bar is not None:
                 bar.close()
         if len(tokens) < self.vocab_size:
+            why = ("no pair is left to merge" if self.min_frequency <= 1 else
+                   f"no pair occurs at least min_frequency={self.min_frequency} times")
             warnings.warn(
-                f"wordpiece: training stopped because no pair occurs at least min_frequency={self.min_frequency} "
-                f"times; the vocabulary has {len(tokens)} entries, not the vocab_size={self.vocab_size} asked for",
-                VocabularySizeWarning, stacklevel=2)
+                f"wordpiece: training stopped because {why}; the vocabulary has {len(tokens)} entries, not the "
+                f"vocab_size={self.vocab_size} asked for", VocabularySizeWarning, stacklevel=2)
         elif len(tokens) > self.vocab_size:
             warnings.warn(
                 f"wordpiece: the special tokens and the alphabet alone exceed vocab_size={self.vocab_size}; the "
@@ -423,7 +491,7 @@ class WordPieceTokenizer(Tokenizer):
         return {"special_tokens": list(self.special_tokens_), "vocab": self._itos.tolist()}
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        self._validate()
+        self._validate_params()  # the artifact holds the vocabulary: the vocab file need not exist any more
         self._set_vocab([str(t) for t in state["vocab"]], [str(t) for t in state["special_tokens"]])
 
     # -- files ----------------------------------------------------------------------------------------------------
@@ -500,9 +568,11 @@ class WordPieceTokenizer(Tokenizer):
         from tokembed.plugins import _subword
 
         _subword.warmup()
-        for scoring in SCORINGS:
-            tok = cls(vocab_size=60, min_frequency=0, scoring=scoring, show_progress=False)
-            tok.fit(["warm up the kernels: caf\u00e9 \u6771\u4eac", "unwarmed"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tiny corpus cannot reach the asked vocabulary size
+            for scoring in SCORINGS:
+                tok = cls(vocab_size=60, min_frequency=0, scoring=scoring, show_progress=False)
+                tok.fit(["warm up the kernels: caf\u00e9 \u6771\u4eac", "unwarmed"])
         tok.encode_batch(["warm up", "caf\u00e9 \u6771"], num_workers=1)
 
     # -- contract suite -------------------------------------------------------------------------------------------

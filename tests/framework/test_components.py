@@ -345,3 +345,34 @@ def test_every_built_in_decode_refuses_ids_that_are_not_integers(name):
     for bad in ([1.5], [True], ["a"], [tok.get_vocab_size()]):
         with pytest.raises(TokembedError, match=f"^{name}: "):
             tok.decode(bad)
+
+
+# -- the reason a trainer gives for a vocabulary smaller than asked ---------------------------------------------------
+@pytest.mark.parametrize(("name", "params", "reason"), [
+    # "hello world": 7 letters + 1 special (<unk>) = 8 base entries; 4 merges make "hello", 4 make "world": 16
+    ("bpe", {"min_frequency": 0}, "after 8 merges because no pair is left to merge; the vocabulary has 16 entries"),
+    ("bpe", {"min_frequency": 1}, "after 8 merges because no pair is left to merge; the vocabulary has 16 entries"),
+    ("bpe", {"min_frequency": 2}, "after 0 merges because no pair occurs at least min_frequency=2 times; the "
+                                  "vocabulary has 8 entries"),
+    # two-character tokens only: each 5-letter word takes 2 merges (e.g. "he" "ll" "o"), then no pair fits: 8 + 4
+    ("bpe", {"min_frequency": 1, "max_token_length": 2}, "after 4 merges because no pair is left to merge within "
+                                                         "max_token_length=2; the vocabulary has 12 entries"),
+    # 5 specials + 7 initial letters + 5 "##" letters = 17 base entries; 4 + 4 merges: 25
+    ("wordpiece", {"min_frequency": 0}, "because no pair is left to merge; the vocabulary has 25 entries"),
+    ("wordpiece", {"min_frequency": 1}, "because no pair is left to merge; the vocabulary has 25 entries"),
+    ("wordpiece", {"min_frequency": 3}, "because no pair occurs at least min_frequency=3 times; the vocabulary has "
+                                        "17 entries"),
+])
+def test_a_trainer_says_why_the_vocabulary_is_smaller_than_asked(name, params, reason):
+    import warnings
+
+    from tokembed import build_registry
+    from tokembed.errors import VocabularySizeWarning
+
+    cls = build_registry().get("tokenizer", name)
+    extra = {"byte_level": False} if name == "bpe" else {"show_progress": False}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cls(vocab_size=1000, **extra, **params).fit(["hello world"])
+    messages = [str(w.message) for w in caught if issubclass(w.category, VocabularySizeWarning)]
+    assert messages == [f"{name}: training stopped {reason}, not the vocab_size=1000 asked for"]

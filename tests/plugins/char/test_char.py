@@ -285,3 +285,49 @@ def test_artifact_of_another_type_is_an_artifact_error(saved):
     saved.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ArtifactError, match="holds a tokenizer of type 'word', not a tokenizer of type 'char'"):
         CharTokenizer.load(saved)
+
+
+# -- a special token that is also a character of the corpus ---------------------------------------------------------
+def test_a_special_token_that_is_a_corpus_character_warns_and_encodes_as_unk():
+    from tokembed.vocab import SpecialTokenInCorpusWarning
+
+    # "banana bread": a occurs 3 + 1 = 4 times; the special token "a" owns the string "a", so the character has
+    # no id of its own: a string has one id, and special tokens typed in a text are plain text
+    with pytest.warns(SpecialTokenInCorpusWarning) as caught:
+        tok = CharTokenizer(special_tokens=["a"]).fit(["banana bread"])
+    assert str(caught[0].message) == (
+        "char: the special token 'a' (seen 4 times) is also a character of the corpus, with no id of its own (a "
+        "string has one id, the special token's, and a special token typed in a text is plain text): this "
+        "character encodes as unk_token '<unk>'. Choose special tokens that do not occur in the corpus, or pass "
+        "allowed_special=... to encode them as the special tokens")
+    assert caught[0].filename == __file__  # points at the caller of fit
+    assert tok.encode("banana").tokens == ["b", "<unk>", "n", "<unk>", "n", "<unk>"]
+    assert tok.encode("banana", allowed_special=["a"]).tokens == ["b", "a", "n", "a", "n", "a"]
+    with pytest.warns(SpecialTokenInCorpusWarning, match=r"'a' \(seen 4 times\), 'b' \(seen 2 times\) are also "
+                                                         r"characters .*: encoding these characters raises"):
+        CharTokenizer(special_tokens=["a", "b", "z"], unk_token=None).fit(["banana bread"])
+
+
+def test_no_warning_for_the_unk_token_or_a_character_below_min_frequency():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # "?" typed in a text encodes as unk_token "?": nothing is lost
+        assert CharTokenizer(pad_token=None, unk_token="?").fit(["a?b"]).encode("?").tokens == ["?"]
+        # a: 4 < min_frequency 5, so it would encode as unk_token anyway
+        CharTokenizer(special_tokens=["a"], min_frequency=5).fit(["banana bread"])
+    with pytest.warns(UserWarning, match="'a' \\(seen 4 times\\)"):
+        CharTokenizer(special_tokens=["a"], min_frequency=4).fit(["banana bread"])
+
+
+def test_vocab_size_below_the_special_tokens_names_them():
+    with pytest.raises(TokembedError) as caught:
+        CharTokenizer(vocab_size=1, special_tokens=[]).fit(["abc"])
+    assert str(caught.value) == ("char: vocab_size=1 is smaller than the 2 special tokens ('<pad>' (pad_token), "
+                                 "'<unk>' (unk_token)); raise vocab_size, or set unused ones to null")
+    # a repeat is counted once, under the first parameter that sets it
+    params = {"vocab_size": 2, "pad_token": None, "special_tokens": ["<s>", "<unk>", "</s>"]}
+    assert CharTokenizer.check_params(params) == [
+        "char: vocab_size=2 is smaller than the 3 special tokens ('<unk>' (unk_token), '<s>' (special_tokens), "
+        "'</s>' (special_tokens)); raise vocab_size, or set unused ones to null"]

@@ -102,3 +102,38 @@ def test_errors():
         tok.encode("a c")
     with pytest.raises(TokembedError, match="outside the vocabulary"):
         tok.decode([5])
+
+
+# -- a special token that is also a word of the corpus --------------------------------------------------------------
+def test_a_word_that_spells_a_special_token_is_plain_text_and_fit_warns():
+    from tokembed.vocab import SpecialTokenInCorpusWarning
+
+    docs = ["the <pad> cat <unk>", "the bread"]
+    with pytest.warns(SpecialTokenInCorpusWarning) as caught:
+        tok = WordTokenizer(pre_tokenizer="whitespace_split", special_tokens=["bread"]).fit(docs)
+    # "<unk>" is left out of the warning: as text it encodes as unk_token, which loses nothing
+    assert len(caught) == 1 and str(caught[0].message).startswith(
+        "word: the special tokens '<pad>' (seen 1 time), 'bread' (seen 1 time) are also words of the corpus, with "
+        "no id of their own")
+    assert tok.get_vocab() == {"<pad>": 0, "<unk>": 1, "bread": 2, "the": 3, "cat": 4}
+    enc = tok.encode("the <pad> bread <unk>")
+    assert enc.ids.tolist() == [3, 1, 1, 1]  # never the special tokens' ids 0 and 2 from plain text
+    assert enc.tokens == ["the", "<unk>", "<unk>", "<unk>"]
+    assert tok.encode("the <pad> bread", allowed_special="all").ids.tolist() == [3, 0, 2]
+
+
+def test_without_unk_a_word_spelling_a_special_token_is_an_error():
+    with pytest.warns(UserWarning, match="encoding this word raises"):
+        tok = WordTokenizer(special_tokens=["bread"], unk_token=None).fit(["banana bread"])
+    assert tok.encode("banana").ids.tolist() == [2]
+    with pytest.raises(TokembedError, match=r"^word: 'bread' at \(7, 12\) spells a special token \(plain text unless "
+                                            r"allowed_special lists it\) and there is no unk_token$"):
+        tok.encode("banana bread")
+    with pytest.raises(TokembedError, match="'x' at .* is not in the vocabulary"):
+        tok.encode("x")
+
+
+def test_vocab_size_below_the_special_tokens_names_them():
+    assert WordTokenizer.check_params({"vocab_size": 2, "special_tokens": ["<s>"]}) == [
+        "word: vocab_size=2 is smaller than the 3 special tokens ('<pad>' (pad_token), '<unk>' (unk_token), "
+        "'<s>' (special_tokens)); raise vocab_size, or set unused ones to null"]
