@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "VocabularySizeWarning",
+    "SpecialTokenInCorpusWarning",
     "CorpusReadError",
     "TokembedError",
     "RecipeError",
@@ -70,6 +71,11 @@ class CorpusReadError(CorpusError):
 
 class DataError(TokembedError):
     """A named dataset is missing, cannot be fetched, or failed its checksum."""
+
+
+class SpecialTokenInCorpusWarning(UserWarning):
+    """A special token is also an entry of the training corpus (a character, a word): a string has one id, the
+    special token's, and a special token typed in a text is plain text, so that entry encodes as ``unk_token``."""
 
 
 class VocabularySizeWarning(UserWarning):

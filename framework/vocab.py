@@ -14,14 +14,9 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from .components import Tokenizer, check_token_ids
-from .errors import TokembedError
+from .errors import SpecialTokenInCorpusWarning, TokembedError
 
 __all__ = ["VocabTokenizer", "SpecialTokenInCorpusWarning"]
-
-
-class SpecialTokenInCorpusWarning(UserWarning):
-    """A special token is also an entry of the training corpus (a character, a word): a string has one id, the
-    special token's, and a special token typed in a text is plain text, so that entry encodes as ``unk_token``."""
 
 
 class VocabTokenizer(Tokenizer):

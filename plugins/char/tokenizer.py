@@ -46,7 +46,7 @@ class CharTokenizer(VocabTokenizer):
     -----
     Special-token strings written inside the text are ordinary characters unless passed in ``allowed_special``
     (see :meth:`tokembed.Tokenizer.encode`). A one-character special token is not also a character of the
-    vocabulary (a string has one id): ``fit`` warns (:class:`tokembed.vocab.SpecialTokenInCorpusWarning`) when
+    vocabulary (a string has one id): ``fit`` warns (:class:`tokembed.errors.SpecialTokenInCorpusWarning`) when
     the corpus holds it, since that character then encodes as ``unk_token``. With every character of ``s`` in the
     vocabulary, ``decode(encode(s).ids) == s`` exactly, whitespace included. A lone surrogate (``"\\ud800"``) is a
     code point like any other. Offsets are ``(i, i + 1)`` (code points).

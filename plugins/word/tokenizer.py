@@ -61,7 +61,7 @@ class WordTokenizer(VocabTokenizer):
     -----
     Special-token strings written inside the text are plain text unless passed in ``allowed_special`` (see
     :meth:`tokembed.Tokenizer.encode`): a word that spells a special token encodes as ``unk_token``, never as the
-    special token, and ``fit`` warns (:class:`tokembed.vocab.SpecialTokenInCorpusWarning`) when the corpus holds
+    special token, and ``fit`` warns (:class:`tokembed.errors.SpecialTokenInCorpusWarning`) when the corpus holds
     such a word (``unk_token`` itself aside: the word ``"<unk>"`` encoding as ``unk_token`` loses nothing).
     Offsets are code-point spans of each word in the original (un-normalized) text. ``decode`` joins words with
     one space (Hugging Face's ``WordLevel`` decoding): the original whitespace is not recoverable at word level.

@@ -289,7 +289,7 @@ def test_artifact_of_another_type_is_an_artifact_error(saved):
 
 # -- a special token that is also a character of the corpus ---------------------------------------------------------
 def test_a_special_token_that_is_a_corpus_character_warns_and_encodes_as_unk():
-    from tokembed.vocab import SpecialTokenInCorpusWarning
+    from tokembed.errors import SpecialTokenInCorpusWarning
 
     # "banana bread": a occurs 3 + 1 = 4 times; the special token "a" owns the string "a", so the character has
     # no id of its own: a string has one id, and special tokens typed in a text are plain text

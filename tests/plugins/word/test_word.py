@@ -106,7 +106,7 @@ def test_errors():
 
 # -- a special token that is also a word of the corpus --------------------------------------------------------------
 def test_a_word_that_spells_a_special_token_is_plain_text_and_fit_warns():
-    from tokembed.vocab import SpecialTokenInCorpusWarning
+    from tokembed.errors import SpecialTokenInCorpusWarning
 
     docs = ["the <pad> cat <unk>", "the bread"]
     with pytest.warns(SpecialTokenInCorpusWarning) as caught:
