@@ -19,6 +19,7 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +191,11 @@ class _RunFolder:
                 print(f"tokembed: the files written before the interruption are in {kept}; {self.out} is unchanged",
                       file=sys.stderr)
             raise
+        foreign = _foreign_entries(self.out) if self.out.is_dir() else []
+        if foreign:  # added while the run was working: keep them, and the run's files apart
+            kept = self.abandon()
+            raise TokembedError(f"output {self.out}: {', '.join(foreign[:3])} appeared in the folder during the run, "
+                                f"so it was not replaced; the run's files are in {kept}")
         self.commit()
         return result
 
@@ -344,14 +350,20 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, out_dir: Path, timer:
         return
     truncation, max_length = bool(batch.truncation), batch.max_length
     limit = getattr(emb, "max_len", None)
+    lines = corpus.head(batch.lines)
     if isinstance(limit, int):
         if max_length is not None and max_length > limit:
             raise TokembedError(f"batch.max_length={max_length} is longer than the embedder's max_len={limit}; "
                                 "lower batch.max_length or raise max_len")
         if max_length is None:
-            # a batch must fit the embedding's position table: cut at max_len (as if truncation were asked)
+            # a batch must fit the embedding's position table: cut at max_len (as if truncation were asked), and
+            # say so when a line is longer
             truncation, max_length = True, limit
-    lines = corpus.head(batch.lines)
+            longest = max((len(e) for e in tok.encode_batch(lines)), default=0)
+            if longest > limit:
+                warnings.warn(f"embedders.{spec.label}: the batch is cut at the embedder's max_len={limit} (its "
+                              f"longest line has {longest} tokens); set batch.max_length (with truncation: true) or "
+                              "raise max_len to choose", stacklevel=2)
     enc = tok.encode_batch(lines, padding=batch.padding or False, truncation=truncation,
                            max_length=max_length if truncation or batch.padding == "max_length" else None,
                            return_arrays=True)
