@@ -22,6 +22,7 @@ from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Reci
 from .recipe_types import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
 from .recipe_yaml import (
     NULL_WORDS,
+    bad_label,
     Problems,
     describe_node,
     did_you_mean,
@@ -49,7 +50,6 @@ BATCH_FIELDS: dict[str, tuple[Any, Constraint | None]] = {
     "truncation": (bool, None),
     "max_length": (int | None, Constraint.parse(">= 1")),
 }
-_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
 def _is_null(node: Node | None) -> bool:
@@ -148,10 +148,9 @@ class _Checker:
             return ()
         specs = []
         for label, knode, vnode in items:
-            if not _LABEL.fullmatch(label):
-                self.problems.add(knode, join_path(section, label),
-                                  "labels are letters, digits, '_' and '-', starting with a letter or digit "
-                                  "(they name output files)")
+            why = bad_label(label)
+            if why:
+                self.problems.add(knode, join_path(section, label), why)
                 continue
             spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
             if spec is not None:

@@ -7,7 +7,6 @@ work. Private to :mod:`tokembed.recipe`.
 
 from __future__ import annotations
 
-import re
 import types
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +18,7 @@ from .recipe_corpus import check_corpus, dataset_location, spread
 from .recipe_load import check_load
 from .recipe_specs import CompareSpec, ComponentSpec, CorpusSpec, LoadSpec, ParallelSpec
 from .recipe_types import INVALID, Constraint, coerce
-from .recipe_yaml import NULL_WORDS, Problems, describe_node, did_you_mean, is_plain, join_path, mapping_items
+from .recipe_yaml import NULL_WORDS, Problems, bad_label, describe_node, did_you_mean, is_plain, join_path, mapping_items
 
 __all__ = ["COMPARE_KEYS", "PARALLEL_KEYS", "check_compare", "trained_labels"]
 
@@ -27,7 +26,6 @@ __all__ = ["COMPARE_KEYS", "PARALLEL_KEYS", "check_compare", "trained_labels"]
 COMPARE_KEYS = ("tokenizers", "corpora", "parallel", "metrics", "samples")
 #: Keys of ``compare.parallel``.
 PARALLEL_KEYS = ("dataset", "path", "reference", "languages", "errors", "sample_chapters")
-_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _AT_LEAST_ONE = Constraint.parse(">= 1")
 _AT_LEAST_ZERO = Constraint.parse(">= 0")
 
@@ -121,9 +119,9 @@ class _CompareChecker:
         ok = True
         for label, knode, vnode in mapping_items(node):
             lpath = join_path(path, label)
-            if not _LABEL.fullmatch(label):
-                self.problems.add(knode, lpath, "labels are letters, digits, '_' and '-', starting with a letter or "
-                                                "digit (they name output files)")
+            why = bad_label(label)
+            if why:
+                self.problems.add(knode, lpath, why)
                 ok = False
                 continue
             if isinstance(vnode, MappingNode) and any(k == "load" for k, _, _ in mapping_items(vnode)):

@@ -30,7 +30,21 @@ __all__ = [
     "did_you_mean",
     "is_plain",
     "NULL_WORDS",
+    "bad_label",
 ]
+
+#: Stage labels name output files (``<label>.tokembed.json``): ASCII letters, digits, ``_`` and ``-``, at most 100.
+_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+
+
+def bad_label(label: str) -> str | None:
+    """Why ``label`` cannot name a stage (it names output files), or None if it can."""
+    if _LABEL.fullmatch(label):
+        return None
+    if len(label) > 100 and _LABEL.fullmatch(label[:100]):
+        return f"a label is at most 100 characters (it names output files), got {len(label)}"
+    return ("labels are ASCII letters, digits, '_' and '-', starting with a letter or digit (they name output "
+            "files)")
 
 _TAG = "tag:yaml.org,2002:"
 STR_TAG, NULL_TAG, BOOL_TAG = _TAG + "str", _TAG + "null", _TAG + "bool"

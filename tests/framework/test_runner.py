@@ -163,6 +163,38 @@ def test_validate_reports_range_problems_beside_type_problems(workdir, capsys):
                      "m.yaml:6:54: embedders.e.batch.lines", "m.yaml:6:66: embedders.e.batch.padding"]
 
 
+def test_a_label_too_long_for_a_file_name_is_caught_by_validate(workdir, capsys):
+    (workdir / "long.yaml").write_text("corpus: {path: small.txt}\ntokenizers:\n  " + "a" * 250 + ": {type: char}\n")
+    assert main(["validate", "long.yaml"]) == 2
+    assert "long.yaml:3:3: tokenizers." + "a" * 250 + ": a label is at most 100 characters (it names output files), " \
+           "got 250" in capsys.readouterr().err
+
+
+def test_a_file_added_to_the_output_folder_during_the_run_is_kept(workdir, monkeypatch, capsys):
+    from tokembed import runner
+
+    assert main(["run", "recipe.yaml", "--out", "race"]) == 0
+    real = runner._run_embedder
+
+    def slow(recipe, spec, result, corpus, out_dir, timer):  # the user saves a note while the run works
+        (workdir / "race" / "notes.txt").write_text("mine")
+        return real(recipe, spec, result, corpus, out_dir, timer)
+
+    monkeypatch.setattr(runner, "_run_embedder", slow)
+    assert main(["run", "recipe.yaml", "--out", "race"]) == 2
+    err = capsys.readouterr().err
+    assert "output " in err and "notes.txt appeared in the folder during the run, so it was not replaced" in err
+    assert (workdir / "race" / "notes.txt").read_text() == "mine"
+    assert "bpe.tokembed.json" in _files(workdir / "race.incomplete")
+
+
+def test_a_batch_cut_at_max_len_is_a_warning(workdir, capsys):
+    (workdir / "cut.yaml").write_text(RECIPE.replace("max_len: 64", "max_len: 4"))
+    assert main(["run", "cut.yaml", "--out", "cut"]) == 0
+    assert "embedders.position: the batch is cut at the embedder's max_len=4" in capsys.readouterr().err
+    assert np.load(workdir / "cut" / "position.input_ids.npy").shape == (8, 4)
+
+
 def test_output_that_is_a_file_is_a_clear_error(workdir, capsys):
     (workdir / "taken").write_text("x")
     assert main(["run", "recipe.yaml", "--out", "taken"]) == 2
