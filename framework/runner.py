@@ -184,11 +184,12 @@ class _RunFolder:
             result = work(self.tmp)
         except BaseException as exc:
             kept = self.abandon()
+            state = "is unchanged" if self.out.exists() else "was not created"
             if isinstance(exc, TokembedError) and kept is not None:
-                raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {self.out} is "
-                                "unchanged)") from None
+                raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {self.out} {state})"
+                                ) from None
             if isinstance(exc, (KeyboardInterrupt, SystemExit)) and kept is not None:
-                print(f"tokembed: the files written before the interruption are in {kept}; {self.out} is unchanged",
+                print(f"tokembed: the files written before the interruption are in {kept}; {self.out} {state}",
                       file=sys.stderr)
             raise
         foreign = _foreign_entries(self.out) if self.out.is_dir() else []

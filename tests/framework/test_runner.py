@@ -77,7 +77,7 @@ def test_a_failed_run_keeps_the_previous_run_and_its_own_files_apart(workdir, ca
     assert main(["run", "bad.yaml", "--out", "r"]) == 2
     err = capsys.readouterr().err
     assert "bad.yaml:5:8: tokenizers.bpe: bpe: the corpus holds no word to learn from" in err
-    assert "r.incomplete" in err
+    assert f"r.incomplete; {workdir / 'r'} is unchanged)" in err
     assert _files(workdir / "r") == before  # the earlier run is untouched
     partial = _files(workdir / "r.incomplete")
     assert "words.tokembed.json" in partial and "metrics.json" in partial and "bpe.tokembed.json" not in partial
@@ -326,7 +326,8 @@ def test_an_unreadable_corpus_is_reported_at_the_corpus_not_at_a_tokenizer(workd
     (workdir / "ws.txt").write_text("  \n\t\n")
     (workdir / "ws.yaml").write_text("tokenizers:\n  c: {type: char}\ncorpus: {path: ws.txt}\n")
     assert main(["run", "ws.yaml", "--out", "o2"]) == 2
-    assert "ws.yaml:3:9: corpus: corpus ws.txt: empty" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "ws.yaml:3:9: corpus: corpus ws.txt: empty" in err and f"{workdir / 'o2'} was not created" in err
 
 
 def test_a_corpus_path_that_is_a_device_is_a_clear_error():
