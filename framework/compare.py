@@ -351,8 +351,10 @@ class Comparison:
     def to_markdown(self) -> str:
         """A Markdown table per corpus (best values in bold), then the metrics' definitions."""
         lines = ["# Tokenizer comparison", ""]
-        lines.append(f"{len(self.tokenizers)} tokenizers on {len(self.corpora)} corpora. The best value of each "
-                     "column on each corpus is in **bold** (where a direction is better and the values differ).")
+        n_tok, n_corp = len(self.tokenizers), len(self.corpora)
+        lines.append(f"{n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} corp{'ora' if n_corp != 1 else 'us'}. The "
+                     "best value of each column on each corpus is in **bold** (where a direction is better and the "
+                     "values differ).")
         for corpus, info in self.corpora.items():
             shown = self.shown_metrics(corpus)
             lines += ["", f"## {_md(corpus)}", "", _corpus_line(info), ""]

@@ -209,8 +209,9 @@ def run_comparison(
 
         corpora = {name: c.open() for name, c in spec.corpora.items()}
         parallel = timed("read parallel set", spec.parallel.read) if spec.parallel is not None else None
-        _say(quiet, f"comparing {len(tokenizers)} tokenizers on {len(corpora) + (len(parallel.texts) if parallel else 0)} "
-                    "corpora ...")
+        n_tok, n_corp = len(tokenizers), len(corpora) + (len(parallel.texts) if parallel else 0)
+        _say(quiet, f"comparing {n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} "
+                    f"corp{'ora' if n_corp != 1 else 'us'} ...")
         comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
                                                                  metrics=spec.metrics, registry=reg,
                                                                  samples=spec.samples))

@@ -895,7 +895,8 @@ def _read_binary(
             if end < 0 or end + 1 + step > size:
                 raise ArtifactError(
                     f"{path}: the header announces {count:,} vectors but the file ends inside record {i + 1}; "
-                    "the file may be truncated (or is not binary: pass binary=False for text)"
+                    "the file may be truncated (or is not binary: pass binary=False, or binary: false in a recipe, "
+                    "for text)"
                 )
             keys.append(_decode_key(mm[pos:end], where))
             out[i] = np.frombuffer(mm, dtype=_LE_F32, count=dim, offset=end + 1)

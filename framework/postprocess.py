@@ -654,7 +654,7 @@ def batch_result(encodings: list[Encoding], opts: EncodeOptions, return_arrays: 
             )
         raise TokembedError(
             f"the encodings have different lengths ({min(lengths)} to {max(lengths)} tokens): pass padding=True "
-            "(or truncation with padding='max_length') to get rectangular arrays"
+            "(or truncation with padding='max_length'; in a recipe, batch.padding: longest) to get rectangular arrays"
         )
     return BatchEncoding(encodings)
 

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from .components import Tokenizer, check_token_ids
-from .errors import SpecialTokenInCorpusWarning, TokembedError
+from .errors import SpecialTokenInCorpusWarning, TokembedError, VocabularySizeWarning
 
 __all__ = ["VocabTokenizer", "SpecialTokenInCorpusWarning"]
 
@@ -119,10 +119,16 @@ class VocabTokenizer(Tokenizer):
         -----
         SpecialTokenInCorpusWarning
             If a special token other than ``unk_token`` is an entry of ``counts`` reaching ``min_frequency``.
+        VocabularySizeWarning
+            If no entry reaches ``min_frequency`` (the vocabulary holds only the special tokens).
         """
         self._warn_specials_in_corpus(counts, self._entry_name)
         specials = set(self._specials())
         chosen = sorted((t for t, n in counts.items() if n >= self.min_frequency and t not in specials), key=key)
+        if counts and not chosen:
+            warnings.warn(f"{self.name}: no {self._entry_name} occurs at least min_frequency={self.min_frequency} "
+                          f"times (the most frequent: {max(counts.values())}); the vocabulary holds only the "
+                          "special tokens", VocabularySizeWarning, stacklevel=4)
         if self.vocab_size is not None:
             chosen = chosen[: self.vocab_size - len(specials)]
         return chosen

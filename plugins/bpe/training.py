@@ -282,6 +282,8 @@ def learn_bpe(cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray, *, speci
                f"no pair occurs at least min_frequency={min_frequency} times")
         if max_token_length is not None:
             why += f" within max_token_length={max_token_length}"
+        if limit_alphabet is not None and limit_alphabet < 2 and not byte_level:
+            why = f"limit_alphabet={limit_alphabet} leaves {limit_alphabet} base character{'s' * (limit_alphabet != 1)}"
         warnings.warn(
             f"bpe: training stopped after {len(merges)} merges because {why}; the vocabulary has {len(vocab)} "
             f"entries, not the vocab_size={vocab_size} asked for", VocabularySizeWarning, stacklevel=3)

@@ -302,3 +302,11 @@ def test_decode_rejects_ids_outside_the_vocabulary():
     with pytest.raises(TokembedError):
         tok.decode([-1])
     assert tok.decode(np.array([], np.int32)) == ""
+
+
+def test_an_empty_alphabet_is_named_as_the_reason_training_stopped():
+    # limit_alphabet=0 keeps no character: the vocabulary is <unk> alone and no pair can form
+    tok, messages = fit_quiet(BPETokenizer(vocab_size=100, limit_alphabet=0), ["hello world"])
+    assert tok.get_vocab_size() == 1
+    assert messages == ["bpe: training stopped after 0 merges because limit_alphabet=0 leaves 0 base characters; "
+                        "the vocabulary has 1 entries, not the vocab_size=100 asked for"]

@@ -311,8 +311,10 @@ def test_a_special_token_that_is_a_corpus_character_warns_and_encodes_as_unk():
 def test_no_warning_for_the_unk_token_or_a_character_below_min_frequency():
     import warnings
 
+    from tokembed.errors import SpecialTokenInCorpusWarning
+
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", SpecialTokenInCorpusWarning)
         # "?" typed in a text encodes as unk_token "?": nothing is lost
         assert CharTokenizer(pad_token=None, unk_token="?").fit(["a?b"]).encode("?").tokens == ["?"]
         # a: 4 < min_frequency 5, so it would encode as unk_token anyway

@@ -137,3 +137,13 @@ def test_vocab_size_below_the_special_tokens_names_them():
     assert WordTokenizer.check_params({"vocab_size": 2, "special_tokens": ["<s>"]}) == [
         "word: vocab_size=2 is smaller than the 3 special tokens ('<pad>' (pad_token), '<unk>' (unk_token), "
         "'<s>' (special_tokens)); raise vocab_size, or set unused ones to null"]
+
+
+def test_no_word_reaching_min_frequency_is_a_warning():
+    from tokembed.errors import VocabularySizeWarning
+
+    # "hello" and "world" occur once each: none reaches 3, the vocabulary is the 2 specials (<pad>, <unk>)
+    with pytest.warns(VocabularySizeWarning, match="no word occurs at least min_frequency=3 times \\(the most "
+                                                   "frequent: 1\\)"):
+        tok = WordTokenizer(min_frequency=3).fit(["hello world"])
+    assert tok.get_vocab_size() == 2
