@@ -428,7 +428,9 @@ def tiktoken_parts(path: str | os.PathLike, pattern: str, special_tokens: Any) -
 def vocab_merges_parts(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike, byte_level: bool | None,
                        special_tokens: Any) -> Parts:
     """Vocabulary, merges, specials and parameters of a ``vocab.json`` + ``merges.txt`` pair (defaults: byte
-    level when all 256 byte symbols are in the vocabulary; ``<|endoftext|>`` special if present)."""
+    level when all 256 byte symbols are in the vocabulary; ``<|endoftext|>`` special if present; at character
+    level, ``end_of_word_suffix="</w>"`` when a one-character token carries it, as subword-nmt's and Hugging Face's
+    files do, and ``unk_token="<unk>"`` when the vocabulary has it)."""
     vocab = read_vocab_json(vocab_json)
     merges = read_merges_txt(merges_txt)
     present = set(vocab)
@@ -436,7 +438,13 @@ def vocab_merges_parts(vocab_json: str | os.PathLike, merges_txt: str | os.PathL
         byte_level = all(c in present for c in BYTE_CHARS)
     if special_tokens is None:
         special_tokens = [t for t in ("<|endoftext|>",) if t in present]
-    return vocab, merges, list(special_tokens), {"byte_level": byte_level}
+    found: dict[str, Any] = {"byte_level": byte_level}
+    if not byte_level:
+        if any(len(t) == 5 and t.endswith("</w>") for t in vocab):
+            found["end_of_word_suffix"] = "</w>"
+        if "<unk>" in present:
+            found["unk_token"] = "<unk>"
+    return vocab, merges, list(special_tokens), found
 
 
 def hf_json_parts(path: str | os.PathLike, params: dict[str, Any]) -> Parts:

@@ -97,6 +97,19 @@ def test_gpt2_vocab_merges_written_and_read_back(tmp_path):
         assert again.encode(text).ids.tolist() == tok.encode(text).ids.tolist()
 
 
+def test_character_level_vocab_merges_read_back_without_parameters(tmp_path):
+    from tokembed.corpus import Corpus
+
+    lines = Corpus.builtin("moby-dick").head(2000)
+    tok = BPETokenizer(vocab_size=600, end_of_word_suffix="</w>").fit(lines)
+    tok.to_vocab_merges(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    again = BPETokenizer.from_vocab_merges(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    # "</w>" on one-character tokens and "<unk>" in the vocabulary are recognised, so the ids are the same
+    assert again.get_params()["end_of_word_suffix"] == "</w>" and again.get_params()["unk_token"] == "<unk>"
+    text = " ".join(Corpus.builtin("moby-dick").head(4000)[2000:]) + " \u0130shmael"  # an unseen character
+    assert again.encode(text).ids.tolist() == tok.encode(text).ids.tolist()
+
+
 def test_merges_with_a_space_cannot_be_written_as_merges_txt(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
