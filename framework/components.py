@@ -531,10 +531,25 @@ pad_to_multiple_of, padding_side, post_processor
             pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
         )
         workers = resolve_workers(num_workers)
-        pair_list = pairs
+        if allowed:
+            encodings = self._encode_each(texts, pairs, allowed, opts, workers)
+        else:
+            encodings = self._encode_batch(texts, pairs, opts, workers)
+        return batch_result(encodings, opts, return_arrays)
+
+    def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
+                      workers: int) -> list[Encoding]:
+        """Hook of :meth:`encode_batch` (no ``allowed_special``): the post-processed, padded encodings of ``texts``
+        (and ``pairs``), one per text, equal to encoding each one alone. The default encodes text by text; a
+        tokenizer whose model encodes many texts in one pass overrides it."""
+        return self._encode_each(texts, pairs, [], opts, workers)
+
+    def _encode_each(self, texts: list[str], pairs: list[str] | None, allowed: list[str], opts: EncodeOptions,
+                     workers: int) -> list[Encoding]:
+        """Encode text by text (:meth:`_encode_one`) on ``workers`` threads, then pad."""
 
         def work(lo: int, hi: int) -> list[Encoding]:
-            return [self._encode_one(texts[i], None if pair_list is None else pair_list[i], allowed, opts)
+            return [self._encode_one(texts[i], None if pairs is None else pairs[i], allowed, opts)
                     for i in range(lo, hi)]
 
         n = len(texts)
@@ -547,7 +562,7 @@ pad_to_multiple_of, padding_side, post_processor
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 chunks = [pool.submit(work, lo, min(lo + size, n)) for lo in range(0, n, size)]
                 encodings = [e for c in chunks for e in c.result()]
-        return batch_result(opts.pad_batch(encodings), opts, return_arrays)
+        return opts.pad_batch(encodings)
 
 
 def _shift(enc: Encoding, by: int) -> Encoding:

@@ -619,10 +619,9 @@ class EncodeOptions:
                     side=self.padding_side) for e in encodings]  # type: ignore[arg-type]
 
 
-# -- batch helpers (shared by Tokenizer.encode_batch and plugins that override it) -------------------------------
+# -- batch helpers of Tokenizer.encode_batch ------------------------------------------------------------------------
 def check_batch_inputs(texts: Iterable[str], pairs: Iterable[str] | None) -> tuple[list[str], list[str] | None]:
-    """``encode_batch``'s texts and pairs as lists, checked: str items, one pair per text (plugins that override
-    ``encode_batch`` call it too)."""
+    """``encode_batch``'s texts and pairs as lists, checked: str items, one pair per text."""
     if isinstance(texts, str):
         raise TypeError("encode_batch expects a list of str, not one str; use encode() for one text")
     texts = list(texts)
@@ -639,7 +638,8 @@ def check_batch_inputs(texts: Iterable[str], pairs: Iterable[str] | None) -> tup
     return texts, pairs
 
 
-def batch_result(encodings: list[Encoding], opts: EncodeOptions, return_arrays: bool) -> "list[Encoding] | BatchEncoding":
+def batch_result(encodings: list[Encoding], opts: EncodeOptions,
+                 return_arrays: bool) -> "list[Encoding] | BatchEncoding":
     """The list of (already padded) encodings, or a :class:`BatchEncoding` when padding or arrays were asked;
     unequal lengths then raise :class:`TokembedError` saying which option makes them rectangular."""
     if opts.padding is None and not return_arrays:

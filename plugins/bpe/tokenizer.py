@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Iterable, Sequence
 import numpy as np
 
 from tokembed.components import Tokenizer
-from tokembed.postprocess import resolve_workers
+from tokembed.postprocess import EncodeOptions
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, TokembedError
 from tokembed.text import build_normalizer, build_pre_tokenizer
@@ -26,19 +26,6 @@ _MASK64 = (1 << 64) - 1
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-class _Encoded(str):
-    """A text carrying its encoding: :meth:`BPETokenizer.encode_batch` encodes a batch in chunks, then hands these
-    to the base class's ``encode_batch`` (options, post-processing, padding), whose ``_encode_text`` calls return
-    the encoding instead of computing it again. A slice of one is a plain ``str``, encoded as usual."""
-
-    encoding: Encoding
-
-    def __new__(cls, text: str, encoding: Encoding) -> "_Encoded":
-        obj = super().__new__(cls, text)
-        obj.encoding = encoding
-        return obj
 
 
 class BPETokenizer(Tokenizer):
@@ -288,8 +275,6 @@ class BPETokenizer(Tokenizer):
 
     # -- encoding and decoding ------------------------------------------------------------------------------------
     def _encode_text(self, text: str) -> Encoding:
-        if type(text) is _Encoded:
-            return text.encoding
         dropout = float(self.dropout or 0.0)
         seed = 0
         if dropout > 0.0:
@@ -297,31 +282,23 @@ class BPETokenizer(Tokenizer):
         ids, offsets = self._model.encode(text, dropout, seed)
         return Encoding(ids, self._model.itos[ids].tolist(), offsets)
 
-    def encode_batch(self, texts: Iterable[str], pairs: Iterable[str] | None = None, *,
-                     allowed_special: Any = (), num_workers: int | None = None, **options: Any):
-        """Encode several texts (or pairs); the options and the result are those of
-        :meth:`tokembed.Tokenizer.encode_batch`.
-
-        The texts are encoded together, in chunks of about 64K characters: one pass of the kernels per chunk, with
-        the word cache shared by the chunk's texts. ``num_workers`` threads encode chunks at the same time (the
-        kernels release the GIL; pre-tokenization and building the ``Encoding`` objects do not). The result equals
-        ``[encode(t) for t in texts]``; with BPE-dropout (and with ``allowed_special``) texts are encoded one by
-        one.
+    def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
+                      workers: int) -> list[Encoding]:
+        """:meth:`tokembed.Tokenizer.encode_batch`, with the texts encoded together in chunks of about 64K
+        characters: one pass of the kernels per chunk, with the word cache shared by the chunk's texts. ``workers``
+        threads encode chunks at the same time (the kernels release the GIL; pre-tokenization and building the
+        ``Encoding`` objects do not). The result equals ``[encode(t) for t in texts]``; with BPE-dropout texts are
+        encoded one by one (the draws depend on each call).
         """
-        self._check_is_fitted()
-        if isinstance(texts, str) or isinstance(pairs, str) or allowed_special or self.dropout:
-            return super().encode_batch(texts, pairs, allowed_special=allowed_special, num_workers=num_workers,
-                                        **options)
-        texts = list(texts)
-        pairs = None if pairs is None else list(pairs)
-        workers = resolve_workers(num_workers)
-        if all(type(t) is str for t in texts) and (pairs is None or all(type(p) is str for p in pairs)):
-            texts = self._encode_chunks(texts, workers)
-            if pairs is not None:
-                pairs = self._encode_chunks(pairs, workers)
-        return super().encode_batch(texts, pairs, allowed_special=allowed_special, **options)
+        if self.dropout:
+            return super()._encode_batch(texts, pairs, opts, workers)
+        firsts = self._encode_chunks(texts, workers)
+        if opts.is_identity:
+            return opts.pad_batch(firsts)
+        seconds = self._encode_chunks(pairs, workers) if pairs is not None else [None] * len(firsts)
+        return opts.pad_batch([opts.process(a, b) for a, b in zip(firsts, seconds)])
 
-    def _encode_chunks(self, texts: list[str], workers: int) -> list["_Encoded"]:
+    def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
         chunks, lo, size = [], 0, 0
         for hi, text in enumerate(texts, 1):
             size += len(text) + 32
@@ -332,10 +309,9 @@ class BPETokenizer(Tokenizer):
             chunks.append((lo, len(texts)))
         model, itos = self._model, self._model.itos
 
-        def work(bounds: tuple[int, int]) -> list[_Encoded]:
+        def work(bounds: tuple[int, int]) -> list[Encoding]:
             part = texts[bounds[0]:bounds[1]]
-            return [_Encoded(t, Encoding(ids, itos[ids].tolist(), offsets))
-                    for t, (ids, offsets) in zip(part, model.encode_many(part))]
+            return [Encoding(ids, itos[ids].tolist(), offsets) for ids, offsets in model.encode_many(part)]
 
         if workers == 1 or len(chunks) < 2:
             return [e for c in chunks for e in work(c)]

@@ -6,14 +6,14 @@ import difflib
 import os
 import warnings
 from pathlib import Path
-from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
+from typing import Any, ClassVar, Iterable, Literal, Sequence
 
 import numpy as np
 
 from tokembed.components import Tokenizer, check_token_ids
-from tokembed.encoding import BatchEncoding, Encoding
+from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, CorpusError, DataError, TokembedError, VocabularySizeWarning
-from tokembed.postprocess import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
+from tokembed.postprocess import EncodeOptions
 
 from . import files
 from ._charmap import char_map
@@ -400,49 +400,16 @@ class WordPieceTokenizer(Tokenizer):
         ids, offsets, _ = self._encode_arrays([text])
         return Encoding(ids, self._itos[ids].tolist(), offsets)
 
-    def encode_batch(
-        self,
-        texts: Iterable[str],
-        pairs: Iterable[str] | None = None,
-        *,
-        add_special_tokens: bool = True,
-        allowed_special: Collection[str] | Literal["all"] = (),
-        truncation: bool | str = False,
-        max_length: int | None = None,
-        stride: int = 0,
-        truncation_strategy: str = "longest_first",
-        padding: bool | str = False,
-        pad_to_multiple_of: int | None = None,
-        padding_side: Literal["right", "left"] = "right",
-        post_processor: Any = None,
-        return_arrays: bool = False,
-        num_workers: int | None = None,
-    ) -> "list[Encoding] | BatchEncoding":
-        """Encode several texts (or pairs): :meth:`tokembed.Tokenizer.encode_batch`, with the same options and
-        results, done in one pass of the Numba kernel over all texts.
+    def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
+                      workers: int) -> list[Encoding]:
+        """:meth:`tokembed.Tokenizer.encode_batch` in one pass of the Numba kernel over all texts.
 
-        Texts without ``allowed_special`` are encoded together in chunks of about a million characters, and the
-        template of one-text batches without truncation is applied to the whole batch with array operations; other
-        cases (pairs, truncation) post-process each encoding as the base class does. With ``num_workers`` the
-        chunks are encoded on that many threads (the kernel releases the GIL; building the Encodings stays on the
-        calling thread). Results do not depend on ``num_workers``.
+        The texts are encoded together in chunks of about a million characters, and the template of one-text
+        batches without truncation is applied to the whole batch with array operations; pairs and truncation
+        post-process each encoding as the base class does. ``workers`` threads encode chunks (the kernel releases
+        the GIL; building the Encodings stays on the calling thread). Results do not depend on ``workers``.
         """
-        self._check_is_fitted()
-        if allowed_special:
-            return super().encode_batch(
-                texts, pairs, add_special_tokens=add_special_tokens, allowed_special=allowed_special,
-                truncation=truncation, max_length=max_length, stride=stride, truncation_strategy=truncation_strategy,
-                padding=padding, pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side,
-                post_processor=post_processor, return_arrays=return_arrays, num_workers=num_workers)
-        texts, pairs = check_batch_inputs(texts, pairs)
-        workers = resolve_workers(num_workers)
-        opts = EncodeOptions.resolve(
-            self, pair=pairs is not None, add_special_tokens=add_special_tokens, truncation=truncation,
-            max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
-            pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
-        )
-        encodings = batch_encodings(self._encode_arrays, self._itos, texts, pairs, opts, workers)
-        return batch_result(encodings, opts, return_arrays)
+        return batch_encodings(self._encode_arrays, self._itos, texts, pairs, opts, workers)
 
     def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
         """Hugging Face's WordPiece decoder: each token but the first gets a space before it unless it starts with
