@@ -15,6 +15,7 @@ hookimpl = pluggy.HookimplMarker("tokembed")
 
 from .components import Component, Embedder, Tokenizer, Vectorizer  # noqa: E402
 from .encoding import Encoding  # noqa: E402
+from .sequences import TokenSequences  # noqa: E402
 from .errors import (  # noqa: E402
     ArtifactError,
     CorpusError,
@@ -44,9 +45,9 @@ def load(path, registry=None):
     UnknownComponentError
         If no installed plugin provides the artifact's type.
     """
-    from .io import read_json
+    from .components import read_artifact
 
-    data = read_json(path)
+    data = read_artifact(path)
     if not isinstance(data, dict) or data.get("format") != "tokembed":
         raise ArtifactError(f"{path}: not a tokembed artifact")
     reg = registry if registry is not None else build_registry()
@@ -64,6 +65,7 @@ __all__ = [
     "Vectorizer",
     "Embedder",
     "Encoding",
+    "TokenSequences",
     "TokembedError",
     "RecipeError",
     "UnknownComponentError",

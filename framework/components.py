@@ -16,9 +16,10 @@ with :meth:`Component.save` and read back with :meth:`Component.load`; a subclas
 from __future__ import annotations
 
 import copy
+import hashlib
 import inspect
+import io
 import os
-import re
 from pathlib import Path
 from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
 
@@ -26,10 +27,11 @@ import numpy as np
 
 from .encoding import BatchEncoding, Encoding
 from .errors import ArtifactError, NotFittedError, TokembedError
-from .io import atomic_write_json, read_json
+from .io import atomic_write_bytes, atomic_write_json, npz_bytes, read_json, read_npz
 from .postprocess import EncodeOptions, _check_str, batch_result, check_batch_inputs, resolve_workers
 
-__all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids"]
+__all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids",
+           "arrays_path", "read_artifact"]
 
 ARTIFACT_FORMAT = "tokembed"
 ARTIFACT_VERSION = 1
@@ -81,28 +83,35 @@ class Component:
         return f"{type(self).__name__}({', '.join(shown)})"
 
     @classmethod
-    def check_params(cls, params: dict[str, Any]) -> list[str]:
+    def check_params(cls, params: dict[str, Any]) -> list[tuple[str | None, str]]:
         """Problems with ``params`` that can be found before any work (``tokembed validate`` reports them).
 
+        Returns a list of ``(parameter, message)`` pairs: ``parameter`` is the name of the parameter the problem is
+        about (the recipe checker reports it at that key's line), or None for a problem of the whole component;
+        ``message`` is the full message (as ``str`` of the error ``fit`` would raise).
+
         The default builds the component and runs its ``_validate()`` method when it has one (the checks ``fit``
-        starts with); each :class:`TokembedError` it raises is one problem. When the message names a parameter
-        (``"<type>: <param> ..."``), that parameter is set back to its default and the checks run again, so every
-        problem is found, not only the first. Override for checks that need more.
+        starts with). A :class:`~tokembed.errors.ParameterError` it raises (or another :class:`TokembedError` with
+        a ``param`` attribute, such as a ``DataError`` about a file parameter) is one problem about that parameter;
+        the parameter is then set back to its default and the checks run again, so every problem is found, not
+        only the first. A :class:`TokembedError` without ``param`` is one problem of the whole component and ends
+        the checks.
+        Override for checks that need more (call ``super().check_params(params)`` first).
         """
         validate = getattr(cls, "_validate", None)
         if validate is None:
             return []
-        problems: list[str] = []
+        problems: list[tuple[str | None, str]] = []
         params = dict(params)
         while True:
             try:
                 validate(cls(**params))
             except TokembedError as exc:
-                problems.append(str(exc))
-                named = re.match(r"^[\w-]+: (\w+)\b", str(exc))
-                if named is None or named.group(1) not in params:
+                param = getattr(exc, "param", None)  # a ParameterError, or another error tagged with .param
+                problems.append((param, str(exc)))
+                if param not in params:
                     return problems
-                del params[named.group(1)]  # back to its default: look for the next problem
+                del params[param]  # back to its default: look for the next problem
             except (TypeError, ValueError):  # left to fit, which reports it in context
                 return problems
             else:
@@ -152,12 +161,31 @@ class Component:
     def save(self, path: str | os.PathLike) -> Path:
         """Save the fitted component as JSON (``<label>.tokembed.json`` by convention), atomically.
 
+        Arrays in the state (NumPy arrays among the top-level values of ``_get_state()``: vectors, matrices) are
+        not written into the JSON: they go to an ``.npz`` file beside it (``<label>.tokembed.npz``), written first
+        and deterministically, whose name and SHA-256 the JSON records; :meth:`load` checks both.
+
         Raises
         ------
         NotFittedError
             If the component is not fitted.
+        TokembedError
+            If a float array of the state holds NaN or infinity (nothing is written).
         """
-        return atomic_write_json(path, self.to_dict())
+        data = self.to_dict()
+        state = data["state"]
+        arrays = {k: v for k, v in state.items() if isinstance(v, np.ndarray)}
+        if not arrays:
+            return atomic_write_json(path, data)
+        for key, arr in arrays.items():
+            if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+                raise TokembedError(f"{self.name}: the fitted {key} holds NaN or infinity; nothing was saved")
+        side = arrays_path(path)
+        blob = npz_bytes(arrays)
+        atomic_write_bytes(side, blob)
+        data["state"] = {k: v for k, v in state.items() if k not in arrays}
+        data["arrays"] = {"file": side.name, "names": list(arrays), "sha256": hashlib.sha256(blob).hexdigest()}
+        return atomic_write_json(path, data)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "<dict>") -> "Component":
@@ -198,7 +226,42 @@ class Component:
         ArtifactError
             If the file is missing, not JSON, truncated, of another component type, or of an unknown version.
         """
-        return cls.from_dict(read_json(path), source=str(path))
+        return cls.from_dict(read_artifact(path), source=str(path))
+
+
+def arrays_path(path: str | os.PathLike) -> Path:
+    """The ``.npz`` file that holds the arrays of the artifact ``path``: ``x.tokembed.json`` -> ``x.tokembed.npz``
+    (any other name gets ``.npz`` appended)."""
+    p = Path(path)
+    return p.with_suffix(".npz") if p.suffix == ".json" else p.with_name(p.name + ".npz")
+
+
+def read_artifact(path: str | os.PathLike) -> Any:
+    """The data :meth:`Component.save` wrote to ``path``, the arrays of its ``.npz`` file back in ``"state"``.
+
+    Raises
+    ------
+    ArtifactError
+        If the JSON is missing or broken, or its ``.npz`` file is missing, broken or not the one written with it
+        (its SHA-256 differs).
+    """
+    data = read_json(path)
+    if not isinstance(data, dict) or "arrays" not in data:
+        return data
+    ref = data.pop("arrays")
+    if not (isinstance(ref, dict) and isinstance(ref.get("file"), str) and isinstance(ref.get("sha256"), str)
+            and isinstance(data.get("state"), dict)):
+        raise ArtifactError(f"{path}: broken \"arrays\" entry (it needs \"file\" and \"sha256\")")
+    side = Path(path).with_name(Path(ref["file"]).name)
+    try:
+        blob = side.read_bytes()
+    except OSError as exc:
+        raise ArtifactError(f"{path}: its arrays file {side} cannot be read ({exc.strerror or exc}); keep the two "
+                            "files together") from None
+    if hashlib.sha256(blob).hexdigest() != ref["sha256"]:
+        raise ArtifactError(f"{path}: its arrays file {side} is not the one saved with it (SHA-256 differs)")
+    data["state"].update(read_npz(io.BytesIO(blob), what=f"arrays file {side}"))
+    return data
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -574,9 +637,26 @@ def _shift(enc: Encoding, by: int) -> Encoding:
 
 
 class Vectorizer(Component):
-    """Token sequences, raw documents or a matrix -> a matrix (``scipy.sparse`` CSR or dense float array)."""
+    """Token sequences, raw documents or a matrix -> a matrix (``scipy.sparse`` CSR or dense float array).
+
+    ``fit(X)`` / ``transform(X)`` / ``fit_transform(X)`` follow scikit-learn. ``X`` is one of:
+
+    - :class:`~tokembed.sequences.TokenSequences`: a tokenizer's ids per document (the fast path: no strings);
+    - an iterable of token lists (``[["the", "whale"], ...]``), packed with
+      :func:`~tokembed.sequences.as_token_sequences`;
+    - a list of raw documents (``list[str]``), for a vectorizer that has a pre-tokenizer of its own;
+    - a matrix (``scipy.sparse`` or ndarray), for a vectorizer that consumes another's output (truncated SVD).
+
+    ``output_rows`` says what the rows of ``transform``'s result are, which the runner and the contract suite read.
+    A vectorizer whose statistics merge also implements ``partial_fit(X) -> self``.
+    """
 
     kind: ClassVar[str] = "vectorizer"
+    #: What one row of ``transform(X)`` stands for: ``"documents"`` (one row per document of ``X``, as
+    #: scikit-learn's vectorizers), ``"tokens"`` (one row per token of ``X``, documents one after the other: a
+    #: one-hot encoding) or ``"vocabulary"`` (a square (V, V) matrix over ``get_feature_names_out()``: a word-word
+    #: co-occurrence matrix).
+    output_rows: ClassVar[Literal["documents", "tokens", "vocabulary"]] = "documents"
 
     def fit(self, X: Any) -> "Vectorizer":
         raise NotImplementedError
@@ -589,13 +669,44 @@ class Vectorizer(Component):
         return self.fit(X).transform(X)
 
     def get_feature_names_out(self) -> np.ndarray:
+        """The name of each output column, an ndarray of str of shape (n_features,)."""
         raise NotImplementedError
 
 
 class Embedder(Component):
-    """Tokens -> dense vectors: trained word vectors (GloVe, FastText) or a module-producing embedding."""
+    """Tokens -> dense vectors: trained word vectors (GloVe, FastText) or a module-producing embedding.
+
+    A trained embedder's ``fit(X)`` reads token sequences (``X`` as for :class:`Vectorizer`: a
+    :class:`~tokembed.sequences.TokenSequences` or an iterable of token lists) and sets ``wv_``, a
+    :class:`~tokembed.keyedvectors.KeyedVectors` keyed by the tokens' strings, which a recipe's ``evaluate:``
+    scores. A module-producing embedder (the sinusoidal Transformer input embedding) sets
+    ``fits_on_tokens = False``: its tables depend only on its parameters, a recipe run calls ``fit(None)``, and
+    ``embed(ids)`` maps a (batch, seq) array of ids to (batch, seq, d_model) float32.
+
+    What a recipe run takes from the embedder's input tokenizer is asked through :meth:`params_from_tokenizer`
+    and :meth:`max_input_length`, so the core names no parameter of a plugin.
+    """
 
     kind: ClassVar[str] = "embedder"
+    #: True when ``fit`` learns from token sequences; False when it needs no data (``fit(None)``).
+    fits_on_tokens: ClassVar[bool] = True
 
     def fit(self, X: Any) -> "Embedder":
         raise NotImplementedError
+
+    def params_from_tokenizer(self, tokenizer: Tokenizer) -> dict[str, Any]:
+        """Parameters a recipe run sets from the (fitted) input tokenizer before ``fit``, for those the recipe
+        leaves unset: for example ``{"vocab_size": tokenizer.get_vocab_size()}``. The default sets nothing."""
+        return {}
+
+    @classmethod
+    def planned_params_from_tokenizer(cls, tokenizer_cls: type, tokenizer_params: dict[str, Any]
+                                      ) -> dict[str, Any]:
+        """What :meth:`params_from_tokenizer` will set, as far as it follows from the tokenizer's class and
+        parameters before training (``tokembed validate`` checks the embedder's parameters with these, e.g. a
+        ``padding_idx`` planned from the tokenizer's special tokens). The default knows nothing: ``{}``."""
+        return {}
+
+    def max_input_length(self) -> int | None:
+        """The longest sequence ``embed`` accepts (a position table's length), or None for no limit."""
+        return None

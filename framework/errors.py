@@ -18,6 +18,8 @@ __all__ = [
     "CorpusError",
     "ArtifactError",
     "DataError",
+    "ParameterError",
+    "EmptyVocabularyError",
 ]
 
 
@@ -50,6 +52,35 @@ class UnknownComponentError(TokembedError, KeyError):
 
 class PluginError(TokembedError):
     """A plugin is broken: it failed to import, its hook raised, or two plugins claim one name."""
+
+
+class ParameterError(TokembedError, ValueError):
+    """A component parameter is invalid. Carries the problem as data, so that ``tokembed validate`` can place it at
+    the parameter's line in a recipe without reading the message back.
+
+    Attributes
+    ----------
+    component : str
+        The component's registry name (``"tfidf"``), or ``""``.
+    param : str or None
+        The parameter the problem is about (``"min_df"``), or None when it concerns several together.
+    problem : str
+        The problem itself, without the component's name (``"must be an int >= 1, got 'x'"``).
+
+    ``str(err)`` is ``"<component>: <param> <problem>"`` (no space before a problem starting with ``=`` or ``:``), or
+    ``"<component>: <problem>"`` without a parameter.
+    """
+
+    def __init__(self, component: str, param: str | None, problem: str):
+        self.component, self.param, self.problem = component, param, problem
+        head = f"{component}: " if component else ""
+        sep = "" if problem[:1] in ("=", ":") else " "  # "vocab_size=3 is ...", "normalizer: ..."
+        super().__init__(f"{head}{param}{sep}{problem}" if param else f"{head}{problem}")
+
+
+class EmptyVocabularyError(TokembedError, ValueError):
+    """Fitting left no feature or vocabulary entry; the message names the filter that removed everything and its
+    value (stop words, ``min_df``, ``max_df``, ``max_features``, ``min_count``, the token pattern)."""
 
 
 class NotFittedError(TokembedError, ValueError):

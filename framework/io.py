@@ -27,6 +27,8 @@ __all__ = [
     "atomic_write_json",
     "atomic_save_npy",
     "atomic_save_npz",
+    "npz_bytes",
+    "read_npz",
     "read_json",
     "dumps_json",
     "RUN_MARKER",
@@ -122,23 +124,67 @@ def atomic_save_npy(path: str | os.PathLike, array: np.ndarray) -> Path:
     return atomic_write_bytes(path, buf.getvalue())
 
 
-def atomic_save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> Path:
-    """Save named arrays in compressed ``.npz`` format atomically (no pickled objects allowed).
+def npz_bytes(arrays: dict[str, np.ndarray], compress: bool = False) -> bytes:
+    """The ``.npz`` file holding ``arrays`` (in the given order), as bytes; deterministic.
+
+    ``numpy.savez`` stamps each member with the current time, so two saves of the same arrays differ; here every
+    member has the same fixed date (1980-01-01, the earliest a zip entry can hold), so equal arrays give equal
+    bytes. ``np.load`` reads the result. ``compress`` deflates the members (zlib level 6; deterministic too).
+
+    Raises
+    ------
+    ValueError
+        If an array holds Python objects (they could only be stored pickled).
+    """
+    import zipfile
+
+    buf = io.BytesIO()
+    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(buf, "w", compression=method, allowZip64=True) as zf:
+        for key, value in arrays.items():
+            arr = np.asarray(value)
+            if arr.dtype.hasobject:
+                raise ValueError(
+                    f"array {key!r} holds Python objects (dtype {arr.dtype}), which cannot be saved without pickle"
+                )
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            info.external_attr = 0o644 << 16
+            with zf.open(info, "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.ascontiguousarray(arr), allow_pickle=False)
+    return buf.getvalue()
+
+
+def atomic_save_npz(path: str | os.PathLike, compress: bool = True, **arrays: np.ndarray) -> Path:
+    """Save named arrays in ``.npz`` format atomically and deterministically (see :func:`npz_bytes`): the same
+    arrays always give the same bytes. Compressed by default.
 
     Raises
     ------
     ValueError
         If an array holds Python objects (``np.savez`` would pickle them).
     """
-    arrays = {k: np.asarray(v) for k, v in arrays.items()}
-    for key, arr in arrays.items():
-        if arr.dtype.hasobject:
-            raise ValueError(
-                f"array {key!r} holds Python objects (dtype {arr.dtype}), which cannot be saved without pickle"
-            )
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    return atomic_write_bytes(path, buf.getvalue())
+    return atomic_write_bytes(path, npz_bytes(arrays, compress=compress))
+
+
+def read_npz(path: "str | os.PathLike | io.BytesIO", *, what: str = "array file") -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` file, read into memory without pickle.
+
+    Raises
+    ------
+    ArtifactError
+        If the file is missing, unreadable, not an ``.npz``, truncated, or holds pickled objects.
+    """
+    import zipfile
+
+    p = path if isinstance(path, io.BytesIO) else Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise ArtifactError(f"{p}: no such {what}") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise ArtifactError(f"{p}: not a readable .npz {what} ({exc}); the file may be truncated") from None
 
 
 def read_json(path: str | os.PathLike, *, what: str = "artifact") -> Any:

@@ -7,7 +7,6 @@ Private to :mod:`tokembed.recipe`.
 from __future__ import annotations
 
 import os
-import re
 import types
 from pathlib import Path
 from typing import Any, Literal
@@ -309,9 +308,8 @@ class _Checker:
         except Exception as exc:  # a plugin's check that breaks must not hide the recipe's other problems
             self.problems.add(node, path, f"the parameters could not be checked: {type(exc).__name__}: {exc}")
             return
-        for message in found or ():
-            m = re.match(r"^[\w-]+: (\w+)\b", message)
-            name = m.group(1) if m and m.group(1) in nodes else None
+        for name, message in found or ():
+            name = name if name in nodes else None  # a parameter the recipe sets: report it at its key
             where = nodes[name] if name else node
             self.problems.add(where, join_path(path, name) if name else path, message)
 

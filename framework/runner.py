@@ -335,13 +335,8 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, out_dir: Path, timer:
     tok = result.tokenizers.get(spec.input) if spec.input else None
     emb = recipe.build(spec)
     if tok is not None:
-        # the embedder's vocabulary and padding id come from its tokenizer (the recipe checked any it sets)
-        accepted = set(emb._param_names())
-        if "vocab_size" in accepted and getattr(emb, "vocab_size", None) is None:
-            emb.set_params(vocab_size=tok.get_vocab_size())
-        pad = getattr(tok, "pad_token", None)
-        if "padding_idx" in accepted and getattr(emb, "padding_idx", None) is None and pad is not None:
-            emb.set_params(padding_idx=tok.token_to_id(pad))
+        # what the embedder takes from its tokenizer (the recipe checked any value it sets against the plan)
+        emb.set_params(**emb.params_from_tokenizer(tok))
     with timer.step(f"fit embedder {spec.label}"):
         emb.fit(None)
     emb.save(out_dir / f"{spec.label}.tokembed.json")
@@ -350,7 +345,7 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, out_dir: Path, timer:
     if batch is None or tok is None:
         return
     truncation, max_length = bool(batch.truncation), batch.max_length
-    limit = getattr(emb, "max_len", None)
+    limit = emb.max_input_length()
     lines = corpus.head(batch.lines)
     if isinstance(limit, int):
         if max_length is not None and max_length > limit:

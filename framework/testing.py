@@ -839,9 +839,16 @@ def check_allowed_special(cls: type, fit_data: Any = None, inputs: Any = None) -
 # ---------------------------------------------------------------------------------------------------------------
 # vectorizer checks
 # ---------------------------------------------------------------------------------------------------------------
+def _n_tokens(X: Any) -> int:
+    if hasattr(X, "n_tokens"):  # TokenSequences
+        return int(X.n_tokens)
+    return sum(len(doc) for doc in X)
+
+
 def check_vectorizer_output(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
-    """``transform`` returns a 2-D matrix (scipy.sparse or float ndarray) with one row per input and one column
-    per name of ``get_feature_names_out()``; ``fit_transform`` equals ``fit`` then ``transform``."""
+    """``transform`` returns a 2-D matrix (scipy.sparse or float ndarray) with one column per name of
+    ``get_feature_names_out()`` and the rows ``output_rows`` promises (one per input document, one per token, or
+    one per feature); ``fit_transform`` equals ``fit`` then ``transform``."""
     data = _fit_data(cls, fit_data)
     vec = _fitted(cls, data)
     X = _inputs(cls, data, inputs)
@@ -849,12 +856,20 @@ def check_vectorizer_output(cls: type, fit_data: Any = None, inputs: Any = None)
     shape = getattr(Y, "shape", None)
     if shape is None or len(shape) != 2:
         _fail(cls, f"transform returned {type(Y).__name__} with shape {shape}, expected a 2-D matrix")
-    n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
-    if shape[0] != n_rows:
-        _fail(cls, f"transform returned {shape[0]} rows for {n_rows} inputs")
     names = np.asarray(vec.get_feature_names_out())
     if names.ndim != 1 or names.shape[0] != shape[1]:
         _fail(cls, f"get_feature_names_out() has shape {names.shape}, expected ({shape[1]},)")
+    rows = getattr(cls, "output_rows", "documents")
+    if rows == "vocabulary":
+        n_rows, what = names.shape[0], "features (a square matrix, output_rows = 'vocabulary')"
+    elif rows == "tokens":
+        n_rows, what = _n_tokens(X), "tokens of the inputs (output_rows = 'tokens')"
+    elif rows == "documents":
+        n_rows, what = (X.shape[0] if hasattr(X, "shape") else len(X)), "inputs"
+    else:
+        _fail(cls, f"output_rows is {rows!r}; expected 'documents', 'tokens' or 'vocabulary'")
+    if shape[0] != n_rows:
+        _fail(cls, f"transform returned {shape[0]} rows for {n_rows} {what}")
     dense = _as_array(Y)
     if dense.dtype.kind != "f":
         _fail(cls, f"transform returned dtype {dense.dtype}, expected a float matrix")

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from .components import Tokenizer, check_token_ids
-from .errors import SpecialTokenInCorpusWarning, TokembedError, VocabularySizeWarning
+from .errors import ParameterError, SpecialTokenInCorpusWarning, TokembedError, VocabularySizeWarning
 
 __all__ = ["VocabTokenizer", "SpecialTokenInCorpusWarning"]
 
@@ -65,18 +65,18 @@ class VocabTokenizer(Tokenizer):
         if self.vocab_size is not None and (
             isinstance(self.vocab_size, bool) or not isinstance(self.vocab_size, int) or self.vocab_size < 1
         ):
-            raise TokembedError(f"{who}: vocab_size must be an int >= 1 or None, got {self.vocab_size!r}")
+            raise ParameterError(who, "vocab_size", f"must be an int >= 1 or None, got {self.vocab_size!r}")
         if isinstance(self.min_frequency, bool) or not isinstance(self.min_frequency, int) or self.min_frequency < 1:
-            raise TokembedError(f"{who}: min_frequency must be an int >= 1, got {self.min_frequency!r}")
+            raise ParameterError(who, "min_frequency", f"must be an int >= 1, got {self.min_frequency!r}")
         if isinstance(self.special_tokens, str):
-            raise TokembedError(f"{who}: special_tokens must be a list of strings, not one string")
+            raise ParameterError(who, "special_tokens", "must be a list of strings, not one string")
         for tok in self._specials():
             if not isinstance(tok, str) or not tok:
                 raise TokembedError(f"{who}: special tokens must be non-empty strings, got {tok!r}")
         specials = self._specials()
         if self.vocab_size is not None and self.vocab_size < len(specials):
-            raise TokembedError(
-                f"{who}: vocab_size={self.vocab_size} is smaller than the {len(specials)} special tokens "
+            raise ParameterError(
+                who, "vocab_size", f"={self.vocab_size} is smaller than the {len(specials)} special tokens "
                 f"({self._describe_specials()}); raise vocab_size, or set unused ones to null"
             )
 

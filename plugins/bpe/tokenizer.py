@@ -11,7 +11,7 @@ import numpy as np
 from tokembed.components import Tokenizer
 from tokembed.postprocess import EncodeOptions
 from tokembed.encoding import Encoding
-from tokembed.errors import ArtifactError, TokembedError
+from tokembed.errors import ArtifactError, ParameterError, TokembedError
 from tokembed.text import build_normalizer, build_pre_tokenizer
 from tokembed.text.pre_tokenizers import GPT2_PATTERN
 
@@ -172,12 +172,12 @@ class BPETokenizer(Tokenizer):
             try:
                 stages.append(build(spec))
             except TokembedError as exc:
-                raise TokembedError(f"bpe: {name}: {exc}") from None
+                raise ParameterError("bpe", name, f": {exc}") from None
         return tuple(stages)
 
     def _validate(self) -> None:
-        def bad(name: str, expected: str) -> TokembedError:
-            return TokembedError(f"bpe: {name} must be {expected}, got {getattr(self, name)!r}")
+        def bad(name: str, expected: str) -> ParameterError:
+            return ParameterError("bpe", name, f"must be {expected}, got {getattr(self, name)!r}")
 
         if not _is_int(self.vocab_size) or self.vocab_size < 1:
             raise bad("vocab_size", "an int >= 1")
@@ -205,10 +205,10 @@ class BPETokenizer(Tokenizer):
         if self.byte_level:
             for name in ("end_of_word_suffix", "continuing_subword_prefix", "limit_alphabet"):
                 if getattr(self, name) is not None:
-                    raise TokembedError(f"bpe: {name} is not available at byte level (byte_level=True)")
+                    raise ParameterError("bpe", name, "is not available at byte level (byte_level=True)")
             if len(self.initial_alphabet):
-                raise TokembedError("bpe: initial_alphabet is not available at byte level: the 256 bytes are the "
-                                    "alphabet")
+                raise ParameterError("bpe", "initial_alphabet", "is not available at byte level: the 256 bytes "
+                                     "are the alphabet")
         self._stages()
 
     # -- training -------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from tokembed.components import Embedder
-from tokembed.errors import TokembedError
+from tokembed.errors import ParameterError, TokembedError
 
 __all__ = ["SinusoidalEmbedder", "sinusoidal_table"]
 
@@ -142,6 +142,8 @@ class SinusoidalEmbedder(Embedder):
     """
 
     name: ClassVar[str] = "sinusoidal"
+    #: Not trained on data: the tables depend only on the parameters and ``seed``.
+    fits_on_tokens: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -163,9 +165,25 @@ class SinusoidalEmbedder(Embedder):
         self.vocab_size = vocab_size
         self.padding_idx = padding_idx
 
+    # -- what a recipe run takes from the input tokenizer ------------------------------------------------------
+    def params_from_tokenizer(self, tokenizer: Any) -> dict[str, Any]:
+        """``vocab_size`` (the tokenizer's vocabulary size) and ``padding_idx`` (the id of its ``pad_token``),
+        for those left unset."""
+        out: dict[str, Any] = {}
+        if self.vocab_size is None:
+            out["vocab_size"] = tokenizer.get_vocab_size()
+        pad = getattr(tokenizer, "pad_token", None)
+        if self.padding_idx is None and pad is not None and tokenizer.token_to_id(pad) is not None:
+            out["padding_idx"] = tokenizer.token_to_id(pad)
+        return out
+
+    def max_input_length(self) -> int | None:
+        """``max_len``: the positional table's length."""
+        return self.max_len if isinstance(self.max_len, int) else None
+
     # -- validation -------------------------------------------------------------------------------------------
     @classmethod
-    def check_params(cls, params: dict[str, Any]) -> list[str]:
+    def check_params(cls, params: dict[str, Any]) -> list[tuple[str | None, str]]:
         """As :meth:`tokembed.Component.check_params`; ``vocab_size`` may still be unset (a run passes the
         tokenizer's)."""
         if params.get("vocab_size") is None:
@@ -177,26 +195,23 @@ class SinusoidalEmbedder(Embedder):
         _check_int("max_len", self.max_len, 1)
         _check_layout(self.layout)
         if not isinstance(self.scale_embeddings, (bool, np.bool_)):
-            raise TokembedError(f"sinusoidal: scale_embeddings must be true or false, got {self.scale_embeddings!r}")
+            raise ParameterError("sinusoidal", "scale_embeddings", f"must be true or false, got {self.scale_embeddings!r}")
         if (
             isinstance(self.dropout, (bool, np.bool_))
             or not isinstance(self.dropout, Real)
             or not 0.0 <= float(self.dropout) < 1.0
         ):
-            raise TokembedError(f"sinusoidal: dropout must be a number with 0 <= dropout < 1, got {self.dropout!r}")
+            raise ParameterError("sinusoidal", "dropout", f"must be a number with 0 <= dropout < 1, got {self.dropout!r}")
         _check_int("seed", self.seed, 0)
         if self.vocab_size is None:
-            raise TokembedError(
-                "sinusoidal: vocab_size is required (the number of token ids; a recipe run passes the "
-                "tokenizer's vocabulary size), got None"
-            )
+            raise ParameterError("sinusoidal", "vocab_size", "is required (the number of token ids; a recipe run "
+                                 "passes the tokenizer's vocabulary size), got None")
         _check_int("vocab_size", self.vocab_size, 1)
         if self.padding_idx is not None:
             _check_int("padding_idx", self.padding_idx, 0)
             if self.padding_idx >= self.vocab_size:
-                raise TokembedError(
-                    f"sinusoidal: padding_idx={self.padding_idx} is outside the vocabulary [0, {self.vocab_size})"
-                )
+                raise ParameterError("sinusoidal", "padding_idx",
+                                     f"={self.padding_idx} is outside the vocabulary [0, {self.vocab_size})")
 
     # -- fitting ----------------------------------------------------------------------------------------------
     # -- contract suite (tokembed.testing) -------------------------------------------------------------------
@@ -395,9 +410,9 @@ class SinusoidalEmbedder(Embedder):
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < minimum:
-        raise TokembedError(f"sinusoidal: {name} must be an int >= {minimum}, got {value!r}")
+        raise ParameterError("sinusoidal", name, f"must be an int >= {minimum}, got {value!r}")
 
 
 def _check_layout(layout: Any) -> None:
     if layout not in _LAYOUTS:
-        raise TokembedError(f"sinusoidal: layout must be one of {', '.join(map(repr, _LAYOUTS))}, got {layout!r}")
+        raise ParameterError("sinusoidal", "layout", f"must be one of {', '.join(map(repr, _LAYOUTS))}, got {layout!r}")

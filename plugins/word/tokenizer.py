@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Iterable, Sequence
 import numpy as np
 
 from tokembed.encoding import Encoding
-from tokembed.errors import CorpusError, TokembedError
+from tokembed.errors import CorpusError, ParameterError, TokembedError
 from tokembed.text import build_normalizer, build_pre_tokenizer, split_text
 from tokembed.vocab import VocabTokenizer
 
@@ -99,7 +99,7 @@ class WordTokenizer(VocabTokenizer):
             try:
                 stages.append(build(spec))
             except TokembedError as exc:
-                raise TokembedError(f"word: {name}: {exc}") from None
+                raise ParameterError("word", name, f": {exc}") from None
         return tuple(stages)
 
     def _validate(self) -> None:

@@ -12,7 +12,8 @@ import numpy as np
 
 from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import Encoding
-from tokembed.errors import ArtifactError, CorpusError, DataError, TokembedError, VocabularySizeWarning
+from tokembed.errors import (ArtifactError, CorpusError, DataError, ParameterError, TokembedError,
+                             VocabularySizeWarning)
 from tokembed.postprocess import EncodeOptions
 
 from . import files
@@ -32,6 +33,13 @@ _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), ("
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _about_vocab(cls: type[TokembedError], message: str) -> TokembedError:
+    """An error of type ``cls`` about the ``vocab`` parameter (``err.param``, read by ``check_params``)."""
+    err = cls(message)
+    err.param = "vocab"
+    return err
 
 
 class WordPieceTokenizer(Tokenizer):
@@ -193,8 +201,8 @@ class WordPieceTokenizer(Tokenizer):
 
     def _validate_params(self) -> None:
         """Check every parameter without touching a file; raises :class:`TokembedError` naming the parameter."""
-        def bad(name: str, expected: str) -> TokembedError:
-            return TokembedError(f"wordpiece: {name} must be {expected}, got {getattr(self, name)!r}")
+        def bad(name: str, expected: str) -> ParameterError:
+            return ParameterError("wordpiece", name, f"must be {expected}, got {getattr(self, name)!r}")
 
         if not _is_int(self.vocab_size) or self.vocab_size < 1:
             raise bad("vocab_size", "an int >= 1")
@@ -234,18 +242,18 @@ class WordPieceTokenizer(Tokenizer):
             self._vocab_path(self.vocab)
 
     @classmethod
-    def check_params(cls, params: dict[str, Any]) -> list[str]:
+    def check_params(cls, params: dict[str, Any]) -> list[tuple[str | None, str]]:
         """Problems with ``params`` (``tokembed validate``): those of :meth:`_validate`, then, when ``vocab`` is
         set and valid so far, those of reading the vocabulary file (a ``vocab.txt`` is 30k short lines: cheap),
-        each as ``"wordpiece: vocab: <the reader's message>"``."""
+        each as ``("vocab", "wordpiece: vocab: <the reader's message>")``."""
         problems = super().check_params(params)
         vocab = params.get("vocab")
-        if vocab is None or any(p.startswith(("wordpiece: vocab:", "wordpiece: vocab ")) for p in problems):
+        if vocab is None or any(param == "vocab" for param, _ in problems):
             return problems
         try:
             cls._read_vocab(vocab)
         except TokembedError as exc:
-            problems.append(str(exc))
+            problems.append(("vocab", str(exc)))
         return problems
 
     # -- training or loading --------------------------------------------------------------------------------------
@@ -263,7 +271,7 @@ class WordPieceTokenizer(Tokenizer):
         """The dataset name of ``vocab={"dataset": NAME}``, checked to be a WordPiece vocabulary (not fetched
         yet is left to :meth:`_vocab_path`)."""
         if set(vocab) != {"dataset"} or not isinstance(vocab["dataset"], str):
-            raise TokembedError(f"wordpiece: vocab given as a mapping must be {{dataset: NAME}}, got {vocab!r}")
+            raise ParameterError("wordpiece", "vocab", f"given as a mapping must be {{dataset: NAME}}, got {vocab!r}")
         name = vocab["dataset"]
         from tokembed.datasets import DATASETS
 
@@ -272,11 +280,11 @@ class WordPieceTokenizer(Tokenizer):
         if spec is None:
             close = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
             hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise DataError(f"wordpiece: vocab: unknown dataset {name!r}.{hint} Datasets that are WordPiece "
+            raise _about_vocab(DataError, f"wordpiece: vocab: unknown dataset {name!r}.{hint} Datasets that are WordPiece "
                             f"vocabularies: {', '.join(choices) or '(none)'}")
         if name not in choices:
-            raise TokembedError(
-                f"wordpiece: vocab: dataset {name!r} ({spec.kind}: {spec.description}) is not a WordPiece "
+            raise _about_vocab(
+                TokembedError, f"wordpiece: vocab: dataset {name!r} ({spec.kind}: {spec.description}) is not a WordPiece "
                 f"vocabulary. Datasets that are: {', '.join(choices) or '(none)'}")
         return name
 
@@ -291,12 +299,12 @@ class WordPieceTokenizer(Tokenizer):
             try:
                 return Path(dataset_path(name))
             except TokembedError as exc:
-                raise type(exc)(f"wordpiece: vocab: {exc}") from None
+                raise _about_vocab(type(exc), f"wordpiece: vocab: {exc}") from None
         path = Path(vocab)
         if not path.is_file():
-            raise ArtifactError(f"wordpiece: vocab: {vocab}: cannot read: "
-                                + ("a directory, not a file" if path.is_dir() else "no such file")
-                                + (f" (looked in {path.absolute()})" if not path.is_absolute() else ""))
+            raise _about_vocab(ArtifactError, f"wordpiece: vocab: {vocab}: cannot read: "
+                               + ("a directory, not a file" if path.is_dir() else "no such file")
+                               + (f" (looked in {path.absolute()})" if not path.is_absolute() else ""))
         return path
 
     @classmethod
@@ -309,7 +317,7 @@ class WordPieceTokenizer(Tokenizer):
                 return files.read_hf_json(path)["vocab"]
             return files.read_vocab_txt(path)
         except TokembedError as exc:
-            raise type(exc)(f"wordpiece: vocab: {exc}") from None
+            raise _about_vocab(type(exc), f"wordpiece: vocab: {exc}") from None
 
     def fit(self, corpus: Iterable[str]) -> "WordPieceTokenizer":
         """Train on ``corpus`` (an iterable of documents, read once, streamed in chunks), or, with ``vocab`` set,

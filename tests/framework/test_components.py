@@ -376,3 +376,51 @@ def test_a_trainer_says_why_the_vocabulary_is_smaller_than_asked(name, params, r
         cls(vocab_size=1000, **extra, **params).fit(["hello world"])
     messages = [str(w.message) for w in caught if issubclass(w.category, VocabularySizeWarning)]
     assert messages == [f"{name}: training stopped {reason}, not the vocab_size=1000 asked for"]
+
+
+# -- arrays of a fitted state go to an .npz beside the JSON ------------------------------------------------------------
+def _array_component():
+    from tokembed.components import Embedder
+
+    class Arrays(Embedder):
+        name = "arrays-test"
+
+        def __init__(self, n: int = 3):
+            self.n = n
+
+        def fit(self, X=None):
+            self.table_ = np.arange(self.n * 2, dtype=np.float32).reshape(self.n, 2)
+            return self
+
+        def _get_state(self):
+            return {"table": self.table_, "note": "kept in the JSON"}
+
+        def _set_state(self, state):
+            assert state["note"] == "kept in the JSON"
+            self.table_ = state["table"]
+
+    return Arrays
+
+
+def test_state_arrays_are_saved_beside_the_json_and_checked_on_load(tmp_path):
+    cls = _array_component()
+    path = tmp_path / "a.tokembed.json"
+    cls().fit().save(path)
+    data = json.loads(path.read_text())
+    assert data["arrays"]["file"] == "a.tokembed.npz" and "table" not in data["state"]
+    back = cls.load(path)
+    assert back.table_.dtype == np.float32 and back.table_.tolist() == [[0, 1], [2, 3], [4, 5]]
+    first = (tmp_path / "a.tokembed.npz").read_bytes()
+    cls().fit().save(tmp_path / "b.tokembed.json")
+    assert (tmp_path / "b.tokembed.npz").read_bytes() == first  # deterministic: no time stamps in the zip
+    (tmp_path / "a.tokembed.npz").write_bytes((tmp_path / "b.tokembed.npz").read_bytes()[:-10])
+    with pytest.raises(ArtifactError, match="not the one saved with it"):
+        cls.load(path)
+    (tmp_path / "a.tokembed.npz").unlink()
+    with pytest.raises(ArtifactError, match="arrays file .* cannot be read"):
+        cls.load(path)
+    bad = cls().fit()
+    bad.table_[1, 1] = np.nan
+    with pytest.raises(TokembedError, match="holds NaN or infinity; nothing was saved"):
+        bad.save(tmp_path / "nan.tokembed.json")
+    assert not (tmp_path / "nan.tokembed.json").exists() and not (tmp_path / "nan.tokembed.npz").exists()

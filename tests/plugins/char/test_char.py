@@ -330,6 +330,7 @@ def test_vocab_size_below_the_special_tokens_names_them():
                                  "'<unk>' (unk_token)); raise vocab_size, or set unused ones to null")
     # a repeat is counted once, under the first parameter that sets it
     params = {"vocab_size": 2, "pad_token": None, "special_tokens": ["<s>", "<unk>", "</s>"]}
-    assert CharTokenizer.check_params(params) == [
+    assert CharTokenizer.check_params(params) == [(
+        "vocab_size",
         "char: vocab_size=2 is smaller than the 3 special tokens ('<unk>' (unk_token), '<s>' (special_tokens), "
-        "'</s>' (special_tokens)); raise vocab_size, or set unused ones to null"]
+        "'</s>' (special_tokens)); raise vocab_size, or set unused ones to null")]

@@ -134,9 +134,10 @@ def test_without_unk_a_word_spelling_a_special_token_is_an_error():
 
 
 def test_vocab_size_below_the_special_tokens_names_them():
-    assert WordTokenizer.check_params({"vocab_size": 2, "special_tokens": ["<s>"]}) == [
+    assert WordTokenizer.check_params({"vocab_size": 2, "special_tokens": ["<s>"]}) == [(
+        "vocab_size",
         "word: vocab_size=2 is smaller than the 3 special tokens ('<pad>' (pad_token), '<unk>' (unk_token), "
-        "'<s>' (special_tokens)); raise vocab_size, or set unused ones to null"]
+        "'<s>' (special_tokens)); raise vocab_size, or set unused ones to null")]
 
 
 def test_no_word_reaching_min_frequency_is_a_warning():

@@ -37,11 +37,11 @@ def write(path: Path, data: bytes) -> str:
 def test_a_bad_vocab_file_is_reported_by_check_params_and_fit(tmp_path, data, reason):
     path = write(tmp_path / "vocab.txt", data)
     problems = WordPieceTokenizer.check_params({"vocab": path})
-    assert len(problems) == 1
-    assert problems[0].startswith(f"wordpiece: vocab: {path}: {reason}")
+    assert len(problems) == 1 and problems[0][0] == "vocab"
+    assert problems[0][1].startswith(f"wordpiece: vocab: {path}: {reason}")
     with pytest.raises(ArtifactError) as caught:
         WordPieceTokenizer(vocab=path, show_progress=False).fit(["ignored"])
-    assert str(caught.value) == problems[0]  # the same message at validate and at run time
+    assert str(caught.value) == problems[0][1]  # the same message at validate and at run time
 
 
 def test_a_good_vocab_file_has_no_problem_and_others_are_still_reported(tmp_path):
@@ -50,22 +50,22 @@ def test_a_good_vocab_file_has_no_problem_and_others_are_still_reported(tmp_path
     assert WordPieceTokenizer.check_params({"vocab": write(tmp_path / "v.txt", b"[PAD]\n[UNK]\na\n x \n##b\n")}) == []
     dup = write(tmp_path / "dup.txt", b"a\na\n")
     assert WordPieceTokenizer.check_params({"vocab_size": 0, "vocab": dup, "scoring": "bogus"}) == [
-        "wordpiece: vocab_size must be an int >= 1, got 0",
-        "wordpiece: scoring must be one of 'likelihood', 'frequency', got 'bogus'",
-        f"wordpiece: vocab: {dup}: line 2 repeats the token 'a' of line 1",
+        ("vocab_size", "wordpiece: vocab_size must be an int >= 1, got 0"),
+        ("scoring", "wordpiece: scoring must be one of 'likelihood', 'frequency', got 'bogus'"),
+        ("vocab", f"wordpiece: vocab: {dup}: line 2 repeats the token 'a' of line 1"),
     ]
     missing = str(tmp_path / "missing.txt")
     assert WordPieceTokenizer.check_params({"vocab": missing}) == [
-        f"wordpiece: vocab: {missing}: cannot read: no such file"]
+        ("vocab", f"wordpiece: vocab: {missing}: cannot read: no such file")]
     assert WordPieceTokenizer.check_params({"vocab": str(tmp_path)}) == [
-        f"wordpiece: vocab: {tmp_path}: cannot read: a directory, not a file"]
+        ("vocab", f"wordpiece: vocab: {tmp_path}: cannot read: a directory, not a file")]
 
 
 def test_a_tokenizer_json_vocab_is_read_at_validate_time(tmp_path):
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps({"model": {"type": "BPE", "vocab": {}, "merges": []}}), encoding="utf-8")
     assert WordPieceTokenizer.check_params({"vocab": str(path)}) == [
-        f"wordpiece: vocab: {path}: not a WordPiece tokenizer.json (model type 'BPE')"]
+        ("vocab", f"wordpiece: vocab: {path}: not a WordPiece tokenizer.json (model type 'BPE')")]
 
 
 # -- {dataset: NAME}: only a WordPiece vocabulary; the check needs no fetched data -------------------------------------
@@ -81,11 +81,11 @@ def test_a_tokenizer_json_vocab_is_read_at_validate_time(tmp_path):
 def test_a_dataset_that_is_not_a_wordpiece_vocabulary_is_refused(monkeypatch, tmp_path, name, message):
     monkeypatch.setenv("TOKEMBED_DATA", str(tmp_path))  # nothing fetched: the kind is checked first
     problems = WordPieceTokenizer.check_params({"vocab": {"dataset": name}})
-    assert len(problems) == 1 and problems[0].startswith(message)
-    assert problems[0].endswith(": bert_uncased_vocab")  # the datasets that are WordPiece vocabularies
+    assert len(problems) == 1 and problems[0][0] == "vocab" and problems[0][1].startswith(message)
+    assert problems[0][1].endswith(": bert_uncased_vocab")  # the datasets that are WordPiece vocabularies
     with pytest.raises(TokembedError) as caught:
         WordPieceTokenizer(vocab={"dataset": name}, show_progress=False).fit(["ignored"])
-    assert str(caught.value) == problems[0]
+    assert str(caught.value) == problems[0][1]
 
 
 def test_a_dataset_not_fetched_yet_names_the_fetch_command(monkeypatch, tmp_path):
@@ -93,7 +93,7 @@ def test_a_dataset_not_fetched_yet_names_the_fetch_command(monkeypatch, tmp_path
     params = {"vocab": {"dataset": "bert_uncased_vocab"}}
     expected = (f"wordpiece: vocab: dataset 'bert_uncased_vocab' is not fetched yet (looked in {tmp_path}). "
                 "Run: tokembed data fetch bert_uncased_vocab")
-    assert WordPieceTokenizer.check_params(params) == [expected]
+    assert WordPieceTokenizer.check_params(params) == [("vocab", expected)]
     with pytest.raises(DataError) as caught:
         WordPieceTokenizer(**params, show_progress=False).fit(["ignored"])
     assert str(caught.value) == expected
@@ -105,12 +105,12 @@ def test_the_wordpiece_vocabulary_dataset_is_read_at_validate_time(monkeypatch, 
     bad = write(tmp_path / "bert_uncased_vocab.txt", b"a\nb\na\n")
     monkeypatch.setattr(tokembed.datasets, "dataset_path", lambda name: bad)
     assert WordPieceTokenizer.check_params({"vocab": {"dataset": "bert_uncased_vocab"}}) == [
-        f"wordpiece: vocab: {bad}: line 3 repeats the token 'a' of line 1"]
+        ("vocab", f"wordpiece: vocab: {bad}: line 3 repeats the token 'a' of line 1")]
     monkeypatch.setattr(tokembed.datasets, "dataset_path", lambda name: VOCAB)
     assert WordPieceTokenizer.check_params({"vocab": {"dataset": "bert_uncased_vocab"}}) == []
-    assert WordPieceTokenizer.check_params({"vocab": {"dataset": "bert_uncased_vocab", "path": "x"}}) == [
-        "wordpiece: vocab given as a mapping must be {dataset: NAME}, got {'dataset': 'bert_uncased_vocab', "
-        "'path': 'x'}"]
+    assert WordPieceTokenizer.check_params({"vocab": {"dataset": "bert_uncased_vocab", "path": "x"}}) == [(
+        "vocab", "wordpiece: vocab given as a mapping must be {dataset: NAME}, got {'dataset': 'bert_uncased_vocab', "
+        "'path': 'x'}")]
 
 
 def test_the_recipe_checker_places_the_vocab_problem_at_the_vocab_value(tmp_path):

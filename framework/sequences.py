@@ -1,0 +1,220 @@
+"""Documents as token-id sequences, packed as CSR arrays: what vectorizers and embedders read from a tokenizer.
+
+:class:`TokenSequences` is the fast path between the stages of a recipe: the tokenizer's ids, never strings, in
+two flat arrays (``ids`` and ``offsets``, as a CSR matrix's ``indices`` and ``indptr``), with the vocabulary that
+names the ids. Kernels take the two arrays directly (``symbols int32, offsets int64``: DESIGN.md, section 5).
+
+>>> seqs = TokenSequences.from_tokens([["a", "b", "a"], ["c"]])
+>>> seqs.ids.tolist(), seqs.offsets.tolist(), seqs.vocab
+([0, 1, 0, 2], [0, 3, 4], ('a', 'b', 'c'))
+>>> seqs.tokens(0)
+['a', 'b', 'a']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .errors import TokembedError
+
+__all__ = ["TokenSequences", "as_token_sequences"]
+
+
+class TokenSequences:
+    """A corpus of documents, each a sequence of token ids, with the vocabulary that names the ids.
+
+    Parameters
+    ----------
+    ids : array-like of int, shape (n_tokens,)
+        Every document's ids, one after the other (stored as int32).
+    offsets : array-like of int, shape (n_docs + 1,)
+        Document ``i`` is ``ids[offsets[i]:offsets[i + 1]]``; ``offsets[0] == 0``, never decreasing, and
+        ``offsets[-1] == n_tokens`` (stored as int64). An empty document has two equal offsets.
+    vocab : sequence of str
+        ``vocab[i]`` is the token string of id ``i`` (the tokenizer's ``id_to_token``); every id is below
+        ``len(vocab)``. Ids of the vocabulary that never occur are allowed.
+    special_ids : iterable of int, optional
+        Ids of special tokens (padding, unknown, ...). They stay in ``ids``; a consumer that should not learn them
+        (a word-vector trainer, say) reads this set.
+
+    Raises
+    ------
+    TokembedError
+        If the arrays are not 1-D, the offsets are not a valid partition of ``ids``, or an id is outside
+        ``[0, len(vocab))``.
+    """
+
+    __slots__ = ("ids", "offsets", "vocab", "special_ids")
+
+    def __init__(self, ids: Any, offsets: Any, vocab: Sequence[str], special_ids: Iterable[int] = ()):
+        ids_arr = np.ascontiguousarray(ids, dtype=np.int32).reshape(-1) if np.size(ids) else np.zeros(0, np.int32)
+        off_arr = np.ascontiguousarray(offsets, dtype=np.int64).reshape(-1)
+        vocab = tuple(vocab)
+        if off_arr.size == 0 or off_arr[0] != 0 or off_arr[-1] != ids_arr.size or np.any(np.diff(off_arr) < 0):
+            raise TokembedError(f"token sequences: offsets must start at 0, never decrease and end at the number of "
+                                f"ids ({ids_arr.size})")
+        if ids_arr.size and (int(ids_arr.min()) < 0 or int(ids_arr.max()) >= len(vocab)):
+            bad = int(ids_arr.min()) if int(ids_arr.min()) < 0 else int(ids_arr.max())
+            raise TokembedError(f"token sequences: id {bad} is outside the vocabulary [0, {len(vocab)})")
+        specials = frozenset(int(i) for i in special_ids)
+        if any(not 0 <= i < len(vocab) for i in specials):
+            raise TokembedError(f"token sequences: a special id is outside the vocabulary [0, {len(vocab)})")
+        self.ids, self.offsets, self.vocab, self.special_ids = ids_arr, off_arr, vocab, specials
+
+    # -- constructors ---------------------------------------------------------------------------------------------
+    @classmethod
+    def from_tokens(cls, docs: Iterable[Sequence[str]], vocab: Sequence[str] | None = None) -> "TokenSequences":
+        """Pack documents given as token strings.
+
+        Without ``vocab``, ids are given in order of first occurrence (deterministic, whatever the hash seed).
+        With ``vocab``, a token outside it raises :class:`TokembedError` naming it.
+        """
+        index: dict[str, int] = {} if vocab is None else {t: i for i, t in enumerate(vocab)}
+        grow = vocab is None
+        ids: list[int] = []
+        offsets = [0]
+        for d, doc in enumerate(docs):
+            if isinstance(doc, str):
+                raise TokembedError(f"token sequences: document {d} is a str; give each document as a list of "
+                                    "tokens (or pass raw documents to a component that splits them)")
+            for tok in doc:
+                i = index.get(tok)
+                if i is None:
+                    if not grow:
+                        raise TokembedError(f"token sequences: document {d} holds {tok!r}, which is not in the "
+                                            "vocabulary")
+                    if not isinstance(tok, str):
+                        raise TokembedError(f"token sequences: document {d} holds {tok!r}, not a str")
+                    i = index[tok] = len(index)
+                ids.append(i)
+            offsets.append(len(ids))
+        return cls(np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64),
+                   list(index) if grow else vocab)
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer: Any, documents: Iterable[str], *, batch_size: int = 4096,
+                       num_workers: int | None = None) -> "TokenSequences":
+        """Encode ``documents`` with a fitted tokenizer (no special tokens added, no truncation) and pack the ids.
+
+        The documents are streamed in batches of ``batch_size`` through ``tokenizer.encode_batch``, so only the
+        ids are held. ``vocab`` is the tokenizer's vocabulary in id order; ``special_ids`` its special tokens.
+        """
+        n_vocab = tokenizer.get_vocab_size()
+        vocab = [tokenizer.id_to_token(i) for i in range(n_vocab)]
+        parts: list[np.ndarray] = []
+        lengths: list[np.ndarray] = []
+        batch: list[str] = []
+
+        def flush() -> None:
+            encs = tokenizer.encode_batch(batch, add_special_tokens=False, num_workers=num_workers)
+            lengths.append(np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs)))
+            parts.extend(e.ids for e in encs)
+            batch.clear()
+
+        for doc in documents:
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                flush()
+        if batch:
+            flush()
+        ids = np.concatenate(parts).astype(np.int32, copy=False) if parts else np.zeros(0, np.int32)
+        offsets = np.zeros(sum(len(x) for x in lengths) + 1, dtype=np.int64)
+        if lengths:
+            np.cumsum(np.concatenate(lengths), out=offsets[1:])
+        specials = [tokenizer.token_to_id(t) for t in getattr(tokenizer, "special_tokens_", ())]
+        return cls(ids, offsets, vocab, [i for i in specials if i is not None])
+
+    @classmethod
+    def concatenate(cls, parts: Sequence["TokenSequences"]) -> "TokenSequences":
+        """The documents of ``parts`` in order; every part must have the same vocabulary."""
+        if not parts:
+            raise TokembedError("token sequences: nothing to concatenate")
+        vocab = parts[0].vocab
+        if any(p.vocab != vocab for p in parts[1:]):
+            raise TokembedError("token sequences: the parts have different vocabularies")
+        ids = np.concatenate([p.ids for p in parts])
+        starts = np.cumsum([0] + [p.ids.size for p in parts[:-1]])
+        offsets = np.concatenate([[0]] + [p.offsets[1:] + s for p, s in zip(parts, starts)])
+        return cls(ids, offsets, vocab, frozenset().union(*(p.special_ids for p in parts)))
+
+    # -- reading --------------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        """Number of documents."""
+        return self.offsets.size - 1
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of tokens over all documents."""
+        return int(self.ids.size)
+
+    @property
+    def vocab_size(self) -> int:
+        """``len(vocab)``: one more than the largest id that may occur."""
+        return len(self.vocab)
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        """The ids of document ``i`` (a read-only view; int32)."""
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"document {i} of {n}")
+        i %= n
+        view = self.ids[self.offsets[i]:self.offsets[i + 1]]
+        view.flags.writeable = False
+        return view
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def tokens(self, i: int) -> list[str]:
+        """The token strings of document ``i``."""
+        return [self.vocab[j] for j in self[i].tolist()]
+
+    def to_tokens(self) -> list[list[str]]:
+        """Every document as a list of token strings (for small inputs and tests)."""
+        return [self.tokens(i) for i in range(len(self))]
+
+    def lengths(self) -> np.ndarray:
+        """Tokens per document, int64 (n_docs,)."""
+        return np.diff(self.offsets)
+
+    def counts(self) -> np.ndarray:
+        """Occurrences of each id over the corpus, int64 (vocab_size,)."""
+        return np.bincount(self.ids, minlength=len(self.vocab)).astype(np.int64, copy=False)
+
+    def slice(self, start: int, stop: int) -> "TokenSequences":
+        """Documents ``start`` to ``stop`` (exclusive) as a new object sharing the vocabulary (ids are a copy)."""
+        n = len(self)
+        start, stop = max(0, min(start, n)), max(0, min(stop, n))
+        stop = max(stop, start)
+        lo, hi = self.offsets[start], self.offsets[stop]
+        return TokenSequences(self.ids[lo:hi].copy(), self.offsets[start:stop + 1] - lo, self.vocab,
+                              self.special_ids)
+
+    def chunks(self, n_docs: int) -> Iterator["TokenSequences"]:
+        """Consecutive pieces of at most ``n_docs`` documents (for ``partial_fit`` and bounded memory)."""
+        if n_docs < 1:
+            raise TokembedError(f"token sequences: chunk size must be >= 1, got {n_docs}")
+        for start in range(0, len(self), n_docs):
+            yield self.slice(start, start + n_docs)
+
+    def __repr__(self) -> str:
+        return f"TokenSequences({len(self)} documents, {self.n_tokens} tokens, vocabulary of {len(self.vocab)})"
+
+
+def as_token_sequences(X: Any, what: str = "input") -> TokenSequences:
+    """``X`` as :class:`TokenSequences`: returned as is, or packed from an iterable of token lists.
+
+    Raises
+    ------
+    TokembedError
+        If ``X`` is a ``str``, or holds a document that is a ``str`` (raw text must be split first), or a token
+        that is not a ``str``.
+    """
+    if isinstance(X, TokenSequences):
+        return X
+    if isinstance(X, str):
+        raise TokembedError(f"{what}: expected documents as token sequences, got one str")
+    return TokenSequences.from_tokens(X)

@@ -1,0 +1,59 @@
+"""TokenSequences: the CSR-packed token ids that vectorizers and embedders read."""
+
+import numpy as np
+import pytest
+
+from tokembed.errors import TokembedError
+from tokembed.sequences import TokenSequences, as_token_sequences
+
+
+def test_from_tokens_numbers_ids_by_first_occurrence():
+    seqs = TokenSequences.from_tokens([["b", "a", "b"], [], ["c", "a"]])
+    assert seqs.vocab == ("b", "a", "c")
+    assert seqs.ids.tolist() == [0, 1, 0, 2, 1] and seqs.ids.dtype == np.int32
+    assert seqs.offsets.tolist() == [0, 3, 3, 5] and seqs.offsets.dtype == np.int64
+    assert len(seqs) == 3 and seqs.n_tokens == 5
+    assert seqs.to_tokens() == [["b", "a", "b"], [], ["c", "a"]]
+    assert seqs.counts().tolist() == [2, 2, 1]
+    assert seqs.lengths().tolist() == [3, 0, 2]
+
+
+def test_from_tokens_with_a_fixed_vocabulary_refuses_an_unknown_token():
+    seqs = TokenSequences.from_tokens([["a", "c"]], vocab=["a", "b", "c"])
+    assert seqs.ids.tolist() == [0, 2] and seqs.vocab_size == 3
+    with pytest.raises(TokembedError, match="document 0 holds 'z', which is not in the vocabulary"):
+        TokenSequences.from_tokens([["z"]], vocab=["a"])
+
+
+def test_bad_arrays_and_raw_text_are_clear_errors():
+    with pytest.raises(TokembedError, match="offsets must start at 0"):
+        TokenSequences([0, 1], [0, 1], ["a", "b"])
+    with pytest.raises(TokembedError, match=r"id 2 is outside the vocabulary \[0, 2\)"):
+        TokenSequences([0, 2], [0, 2], ["a", "b"])
+    with pytest.raises(TokembedError, match="document 0 is a str"):
+        as_token_sequences(["a raw document"])
+    with pytest.raises(TokembedError, match="one str"):
+        as_token_sequences("text")
+
+
+def test_slices_and_chunks_concatenate_back_to_the_whole():
+    docs = [["x"] * k + ["y"] for k in range(7)]
+    seqs = TokenSequences.from_tokens(docs)
+    parts = list(seqs.chunks(3))
+    assert [len(p) for p in parts] == [3, 3, 1]
+    back = TokenSequences.concatenate(parts)
+    assert back.ids.tolist() == seqs.ids.tolist() and back.offsets.tolist() == seqs.offsets.tolist()
+    assert seqs.slice(2, 4).to_tokens() == docs[2:4]
+    assert seqs[-1].tolist() == [1] * 6 + [0]  # doc 0 is ["y"]: y is id 0, x id 1
+    with pytest.raises(ValueError):
+        seqs[0][0] = 5  # a read-only view
+
+
+def test_from_tokenizer_packs_the_ids_without_special_tokens():
+    from tokembed.plugins.word.tokenizer import WordTokenizer
+
+    tok = WordTokenizer().fit(["the whale", "the sea"])
+    seqs = TokenSequences.from_tokenizer(tok, ["the whale the", "", "sea"], batch_size=2)
+    assert seqs.to_tokens() == [["the", "whale", "the"], [], ["sea"]]
+    assert seqs.vocab == tuple(tok.id_to_token(i) for i in range(tok.get_vocab_size()))
+    assert {seqs.vocab[i] for i in seqs.special_ids} == set(tok.special_tokens_)
