@@ -6,12 +6,8 @@ Importing this package is light: it loads neither numba nor torch, and builds no
 
 from __future__ import annotations
 
-import pluggy
-
-__version__ = "0.1.0"
-
-#: Marker for plugin hook implementations: ``@tokembed.hookimpl def tokembed_register_tokenizers(): ...``
-hookimpl = pluggy.HookimplMarker("tokembed")
+from ._version import __version__
+from .hookspecs import hookimpl
 
 from .components import Component, Embedder, Tokenizer, Vectorizer  # noqa: E402
 from .encoding import Encoding  # noqa: E402

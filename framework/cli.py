@@ -16,7 +16,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
-from . import __version__
+from ._version import __version__
 from .errors import TokembedError
 
 __all__ = ["main", "build_parser"]
@@ -66,7 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .comparing import render, run_comparison
+    from .compare import render, run_comparison
 
     result = run_comparison(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
                             quiet=args.quiet)

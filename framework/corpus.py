@@ -15,14 +15,15 @@ import gzip
 import json
 import os
 from dataclasses import dataclass
+from dataclasses import field as _dc_field
 from importlib import resources
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 
-from .errors import CorpusError, CorpusReadError
+from .errors import CorpusError, CorpusReadError, TokembedError
 from .io import RUN_MARKER
 
-__all__ = ["Corpus", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
+__all__ = ["Corpus", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus", "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
 
 #: Bundled texts: name -> (file inside the package, one-line description).
 BUILTIN_TEXTS: dict[str, tuple[str, str]] = {
@@ -144,6 +145,78 @@ def _content_size(path: Path) -> int:
         return int.from_bytes(fh.read(4), "little")
 
 
+def _read_text(corpus: "Corpus", path: Path, fh) -> Iterator[str]:
+    """Text: one document per line, per paragraph (lines up to a blank line, joined by ``\\n``) or per file."""
+    if corpus.unit == "file":
+        yield corpus._decode_whole(path, fh)
+        return
+    if corpus.unit == "line":
+        for _, line in corpus._lines(path, fh):
+            yield line
+        return
+    paragraph: list[str] = []
+    for _, line in corpus._lines(path, fh):
+        if line.strip():
+            paragraph.append(line)
+        elif paragraph:
+            yield "\n".join(paragraph)
+            paragraph = []
+    if paragraph:
+        yield "\n".join(paragraph)
+
+
+def _read_jsonl(corpus: "Corpus", path: Path, fh) -> Iterator[str]:
+    """JSON Lines: one document per record, the string at ``field``; blank lines are skipped."""
+    for lineno, line in corpus._lines(path, fh):
+        if line.strip():
+            yield corpus._field(path, lineno, line)
+
+
+@dataclass(frozen=True)
+class Format:
+    """A corpus file format: how its files are read into documents, and what a recipe may set for it.
+
+    Attributes
+    ----------
+    read : callable
+        ``read(corpus, path, binary_file) -> iterator of str``: the documents of one file. Raise
+        :class:`CorpusError` naming the file (and line or byte offset) for bad content.
+    options : mapping of str to type
+        The corpus options this format reads besides ``format``, ``errors`` and ``unit`` (``{"field": str}`` for
+        JSONL); recipe checking derives the keys it accepts from them.
+    required : mapping of str to str
+        Options that must be given, each with what it is (for the message when it is missing).
+    suffixes : tuple of str
+        File-name endings that imply this format when a recipe's ``path:`` gives no ``format:``.
+    units : bool
+        Whether ``unit:`` (line, paragraph, file) applies; a format whose records are the documents says False.
+    description : str
+        One line for the docs and messages.
+    """
+
+    read: Callable[["Corpus", Path, Any], Iterator[str]]
+    options: Mapping[str, Any] = _dc_field(default_factory=dict)
+    required: Mapping[str, str] = _dc_field(default_factory=dict)
+    suffixes: tuple[str, ...] = ()
+    units: bool = True
+    description: str = ""
+
+
+#: The corpus formats by name: adding a format is one entry here (its reader and options), a test and a line of
+#: ``docs/recipes.md``; recipe checking and :class:`Corpus` read this table.
+FORMATS: dict[str, Format] = {
+    "text": Format(_read_text, description="UTF-8 text; documents are lines, paragraphs or files (unit:)"),
+    "jsonl": Format(_read_jsonl, options={"field": str},
+                    required={"field": "the key holding each record's text"},
+                    suffixes=(".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"), units=False,
+                    description="JSON Lines; each record's string at field: is a document"),
+}
+#: What one document of a text file is.
+UNITS = ("line", "paragraph", "file")
+#: How undecodable bytes are handled.
+ERROR_MODES = ("strict", "replace")
+
+
 @dataclass(frozen=True)
 class Corpus:
     """A re-iterable stream of documents read from files.
@@ -152,12 +225,13 @@ class Corpus:
     ----------
     paths : sequence of Path
         The files, read in order (``.gz`` decompressed transparently).
-    format : {"text", "jsonl"}
-        Text files, or JSON Lines with the document at ``field``.
+    format : str
+        A name of :data:`FORMATS`: ``"text"``, or ``"jsonl"`` (JSON Lines with the document at ``field``).
     field : str, optional
         The JSONL key holding the document's text (required for ``jsonl``).
-    unit : {"line", "file"}
-        For text: one document per line (the line ending removed) or per file.
+    unit : {"line", "paragraph", "file"}
+        For text: one document per line (the line ending removed), per paragraph (consecutive non-blank lines
+        joined by ``"\\n"``; blank lines separate paragraphs) or per file.
     errors : {"strict", "replace"}
         ``strict``: undecodable bytes raise :class:`CorpusError` with the file and byte offset; ``replace``:
         they become U+FFFD.
@@ -168,22 +242,22 @@ class Corpus:
     """
 
     paths: tuple[Path, ...]
-    format: Literal["text", "jsonl"] = "text"
+    format: str = "text"
     field: str | None = None
-    unit: Literal["line", "file"] = "line"
+    unit: Literal["line", "paragraph", "file"] = "line"
     errors: Literal["strict", "replace"] = "strict"
     skip_empty: bool = True
     name: str = ""
 
     def __post_init__(self) -> None:
-        if self.format not in ("text", "jsonl"):
-            raise CorpusError(f"corpus format must be 'text' or 'jsonl', got {self.format!r}")
+        if self.format not in FORMATS:
+            raise CorpusError(f"corpus format must be one of {', '.join(map(repr, FORMATS))}, got {self.format!r}")
         if self.format == "jsonl" and not self.field:
             raise CorpusError("a jsonl corpus needs `field:` (the key that holds each record's text)")
-        if self.unit not in ("line", "file"):
-            raise CorpusError(f"corpus unit must be 'line' or 'file', got {self.unit!r}")
-        if self.errors not in ("strict", "replace"):
-            raise CorpusError(f"corpus errors must be 'strict' or 'replace', got {self.errors!r}")
+        if self.unit not in UNITS:
+            raise CorpusError(f"corpus unit must be one of {', '.join(map(repr, UNITS))}, got {self.unit!r}")
+        if self.errors not in ERROR_MODES:
+            raise CorpusError(f"corpus errors must be one of {', '.join(map(repr, ERROR_MODES))}, got {self.errors!r}")
         paths = (self.paths,) if isinstance(self.paths, (str, os.PathLike)) else self.paths
         if not paths:
             raise CorpusError("a corpus needs at least one file")
@@ -248,32 +322,28 @@ class Corpus:
             raise CorpusError(f"{path}: cannot open: {exc.strerror or exc}") from None
         with fh:
             try:
-                if self.format == "text" and self.unit == "file":
-                    yield self._decode_whole(path, fh)
-                    return
-                offset = 0
-                lineno = 0
-                for raw in fh:
-                    lineno += 1
-                    if lineno == 1:
-                        raw = _check_start(path, raw)
-                        offset = _BOM_LEN if raw is not None and getattr(raw, "_bom", False) else 0
-                        raw = bytes(raw)
-                    try:
-                        line = raw.decode("utf-8", self.errors)
-                    except UnicodeDecodeError as exc:
-                        raise _decode_error(path, offset + exc.start, exc) from None
-                    offset += len(raw)
-                    if line.endswith("\n"):
-                        line = line[:-2] if line.endswith("\r\n") else line[:-1]
-                    if self.format == "jsonl":
-                        if not line.strip():
-                            continue
-                        yield self._field(path, lineno, line)
-                    else:
-                        yield line
+                yield from FORMATS[self.format].read(self, path, fh)
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 raise CorpusError(f"{path}: cannot read (broken or truncated file?): {exc}") from None
+
+    def _lines(self, path: Path, fh) -> Iterator[tuple[int, str]]:
+        """``(line number, line)`` of a file, line endings removed; undecodable bytes named by their offset."""
+        offset = 0
+        lineno = 0
+        for raw in fh:
+            lineno += 1
+            if lineno == 1:
+                raw = _check_start(path, raw)
+                offset = _BOM_LEN if raw is not None and getattr(raw, "_bom", False) else 0
+                raw = bytes(raw)
+            try:
+                line = raw.decode("utf-8", self.errors)
+            except UnicodeDecodeError as exc:
+                raise _decode_error(path, offset + exc.start, exc) from None
+            offset += len(raw)
+            if line.endswith("\n"):
+                line = line[:-2] if line.endswith("\r\n") else line[:-1]
+            yield lineno, line
 
     def _decode_whole(self, path: Path, fh) -> str:
         decoder = codecs.getincrementaldecoder("utf-8")(self.errors)
@@ -332,3 +402,103 @@ class Corpus:
 
     def describe(self) -> str:
         return f"{self.name or self.paths[0]} ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''}, {self.format}, {self.unit})"
+
+
+@dataclass(frozen=True)
+class ParallelSet:
+    """Aligned texts in several languages: ``texts[lang][i]`` is chapter ``i`` in language ``lang``.
+
+    Parameters
+    ----------
+    texts : mapping of str to list of str
+        Language -> chapters, all languages with the same number of chapters, in the same order.
+    reference : str
+        The language the premium divides by (it gets premium 1).
+    name : str
+        A label for reports.
+
+    Raises
+    ------
+    TokembedError
+        If the reference is missing, a language has no chapter, or the chapter counts differ.
+    """
+
+    texts: Mapping[str, Sequence[str]]
+    reference: str
+    name: str = "parallel"
+
+    def __post_init__(self) -> None:
+        texts = {str(k): list(v) for k, v in dict(self.texts).items()}
+        object.__setattr__(self, "texts", texts)
+        if self.reference not in texts:
+            raise TokembedError(f"parallel set {self.name!r}: the reference language {self.reference!r} is not one of "
+                                f"its languages ({', '.join(texts) or 'none'})")
+        counts = {lang: len(chapters) for lang, chapters in texts.items()}
+        if not counts[self.reference]:
+            raise TokembedError(f"parallel set {self.name!r}: the reference {self.reference!r} has no chapter")
+        wrong = {lang: n for lang, n in counts.items() if n != counts[self.reference]}
+        if wrong:
+            raise TokembedError(
+                f"parallel set {self.name!r}: chapters must be aligned, but the reference {self.reference!r} has "
+                f"{counts[self.reference]} and " + ", ".join(f"{lang!r} has {n}" for lang, n in wrong.items()))
+        for lang, chapters in texts.items():
+            for i, text in enumerate(chapters):
+                if not isinstance(text, str):
+                    raise TokembedError(f"parallel set {self.name!r}: chapter {i} of {lang!r} is "
+                                        f"{type(text).__name__}, not str")
+
+    @classmethod
+    def coerce(cls, value: Any) -> "ParallelSet":
+        """A :class:`ParallelSet` from itself or from ``{"reference": LANG, "texts": {LANG: [...], ...}}``."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping) and "reference" in value and "texts" in value:
+            extra = set(value) - {"reference", "texts", "name"}
+            if extra:
+                raise TokembedError(f"parallel: unknown keys {sorted(extra)}; expected reference, texts, name")
+            return cls(value["texts"], value["reference"], value.get("name", "parallel"))
+        raise TokembedError('parallel must be a ParallelSet or {"reference": LANG, "texts": {LANG: [chapters]}}')
+
+
+def spread(total: int, n: int) -> list[int]:
+    """``n`` indexes spread evenly over ``range(total)``: ``i * total // n`` for ``i < n`` (all of them when
+    ``total <= n``). Increasing and distinct; the first is 0."""
+    if total <= n:
+        return list(range(total))
+    return [i * total // n for i in range(n)]
+
+
+def open_corpus(spec: Any) -> Any:
+    """The documents of a recipe's corpus spec (a :class:`tokembed.recipe.CorpusSpec`): a streamed :class:`Corpus`, or a
+    list of the documents that ``max_lines`` (the first N) or ``sample_lines`` (N spread evenly, see :func:`spread`)
+    select. The one place a recipe's corpus is opened (``tokembed run`` and ``tokembed compare`` both call it).
+
+    Raises
+    ------
+    CorpusError, DataError
+        If the files cannot be read, or the dataset is not fetched.
+    """
+    from itertools import islice
+
+    kwargs: dict[str, Any] = {"format": spec.format, "errors": spec.errors, "unit": spec.unit}
+    if spec.field is not None:
+        kwargs["field"] = spec.field
+    if spec.source == "builtin":
+        corpus = Corpus.builtin(spec.value, **kwargs)
+    elif spec.source == "dataset" and not spec.paths:
+        corpus = Corpus.dataset(spec.value, **kwargs)
+    else:
+        corpus = Corpus(tuple(spec.paths), name=spec.value, **kwargs)
+    if spec.max_lines is not None:
+        return list(islice(corpus, spec.max_lines))
+    if spec.sample_lines is not None:
+        total = sum(1 for _ in corpus)
+        wanted = spread(total, spec.sample_lines)
+        out: list[str] = []
+        for i, doc in enumerate(corpus):
+            if i == wanted[len(out)]:
+                out.append(doc)
+                if len(out) == len(wanted):
+                    break
+        return out
+    return corpus

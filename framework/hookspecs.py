@@ -15,6 +15,9 @@ from __future__ import annotations
 import pluggy
 
 hookspec = pluggy.HookspecMarker("tokembed")
+#: Marker for plugin hook implementations: ``@tokembed.hookimpl def tokembed_register_tokenizers(): ...`` (also
+#: importable as ``tokembed.hookimpl``).
+hookimpl = pluggy.HookimplMarker("tokembed")
 
 # ---------------------------------------------------------------------------------------------------------------
 # components
@@ -65,8 +68,8 @@ def tokembed_register_metrics() -> list[type]:
     ``unit``, ``definition``, ``source`` and ``higher_is_better``. A comparison builds one instance per tokenizer
     and corpus as ``cls(tokenizer)``, calls ``update(doc, encoding)`` for each document (encoded once and shared by
     every metric), then ``result(stats)``. The built-in metrics are registered through this same hook by the core
-    (:mod:`tokembed.builtin_metrics`); a name that two plugins register is an error naming both.
-    :func:`tokembed.metrics.check_metric` checks a class against the contract.
+    (:mod:`tokembed.metrics.builtin`); a name that two plugins register is an error naming both.
+    :func:`tokembed.testing.check_metric` checks a class against the contract.
 
     Added in 0.1.
     """

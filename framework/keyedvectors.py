@@ -756,7 +756,7 @@ def _parse_header(line: bytes) -> tuple[int, int] | None:
 
 
 #: The hint of a text file's missing header; a recipe's ``evaluate.vectors`` says it in its own words instead
-#: (:class:`tokembed.recipe_evaluate.VectorsSpec`).
+#: (:class:`tokembed.recipe.evaluate.VectorsSpec`).
 NO_HEADER_HINT = " (a file without this line, like GloVe's .txt, reads with no_header=True)"
 #: The hint of a text file read with ``no_header=True`` that has the header line; replaced like NO_HEADER_HINT.
 HAS_HEADER_HINT = " (line 1 is a word2vec header '<count> <dimensions>': read this file without no_header=True)"

@@ -284,10 +284,11 @@ def build_registry(
         infos[key] = info
 
     # the core's own plugin: the built-in metrics, registered first and never blocked
-    from . import __version__, builtin_metrics
+    from ._version import __version__
+    from .metrics import builtin as builtin_metrics
 
     register(builtin_metrics, "tokembed:builtin_metrics",
-             PluginInfo("builtin_metrics", OWN_DISTRIBUTION, __version__, "tokembed.builtin_metrics"))
+             PluginInfo("builtin_metrics", OWN_DISTRIBUTION, __version__, "tokembed.metrics.builtin"))
 
     for ep, dist_name, version in _iter_entry_points():
         own = _normalize_dist(dist_name) == OWN_DISTRIBUTION
@@ -372,7 +373,7 @@ def build_registry(
     for kind, (hook_name, base) in KINDS.items():
         collect(hook_name, base, kind, components[kind])
 
-    from .metrics import Metric
+    from .metrics.base import Metric
 
     metrics: dict[str, ComponentInfo] = {}
     collect(METRICS_HOOK, Metric, "metric", metrics)  # in registration order: the built-ins first

@@ -176,7 +176,7 @@ def _write_json_atomic(path: Path, obj: dict) -> None:
 
 
 def _build(spec: DatasetSpec, home: Path, store: SourceStore) -> dict:
-    from tokembed import __version__
+    from .._version import __version__
 
     final = spec.path_in(home)
     tmp = home / f".{spec.filename}.tmp-{os.getpid()}"

@@ -253,7 +253,7 @@ def test_a_plain_comparison_does_not_import_matplotlib():
         from tokembed.plugins.char.tokenizer import CharTokenizer
         comp = compare_tokenizers({"c": CharTokenizer().fit(["abc"])}, {"k": ["abc", "cab"]})
         comp.to_json(); comp.to_csv(); comp.to_markdown(); comp.to_table()
-        import tokembed.report
+        import tokembed.compare.report
         print("LOADED", sorted(m for m in ("matplotlib", "numba", "torch") if m in sys.modules))
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -18,12 +18,12 @@ import tokembed
 from tokembed import Tokenizer, hookimpl
 from tokembed.cli import main
 from tokembed.compare import Comparison
-from tokembed.comparing import PRINT_FORMATS, render, run_comparison
+from tokembed.compare import PRINT_FORMATS, render, run_comparison
 from tokembed.errors import ArtifactError, RecipeError
 from tokembed.plugins.char.tokenizer import CharTokenizer
 from tokembed.plugins.word.tokenizer import WordTokenizer
 from tokembed.recipe import CompareSpec, ComponentSpec, LoadSpec, load_recipe, load_recipe_string
-from tokembed.recipe_corpus import spread
+from tokembed.corpus import open_corpus, spread
 from tokembed.registry import build_registry
 from tokembed.io import RUN_MARKER
 
@@ -366,13 +366,13 @@ def test_max_lines_and_sample_lines_select_documents(reg, tmp_path):
     write(tmp_path / "ten.txt", "".join(f"line {i}\n\n" for i in range(10)))  # empty lines are not documents
     head = "compare:\n  tokenizers: {c: {type: char}}\n  corpora: {x: {builtin: moby-dick}}\ncorpus: {path: ten.txt"
     r = load_recipe_string(head + ", max_lines: 3}\n", base_dir=tmp_path, registry=reg)
-    assert r.corpus.open() == ["line 0", "line 1", "line 2"]
+    assert open_corpus(r.corpus) == ["line 0", "line 1", "line 2"]
     r = load_recipe_string(head + ", sample_lines: 3}\n", base_dir=tmp_path, registry=reg)
-    assert r.corpus.open() == ["line 0", "line 3", "line 6"]
+    assert open_corpus(r.corpus) == ["line 0", "line 3", "line 6"]
     r = load_recipe_string(head + ", sample_lines: 30}\n", base_dir=tmp_path, registry=reg)
-    assert r.corpus.open() == [f"line {i}" for i in range(10)]
+    assert open_corpus(r.corpus) == [f"line {i}" for i in range(10)]
     r = load_recipe_string(head + "}\n", base_dir=tmp_path, registry=reg)
-    assert list(r.corpus.open()) == [f"line {i}" for i in range(10)]  # streamed, unlimited
+    assert list(open_corpus(r.corpus)) == [f"line {i}" for i in range(10)]  # streamed, unlimited
 
 
 # -- {load: FILE} ----------------------------------------------------------------------------------------------------
@@ -549,7 +549,7 @@ def test_a_tokenizer_file_that_fails_at_run_time_fails_before_any_training(proje
     saved.build()  # hands the kept tokenizer over
     (project.parent / "models" / "xyz.tokembed.json").write_text("{", encoding="utf-8")
     opened: list[str] = []
-    monkeypatch.setattr(type(recipe.corpus), "open", lambda self: opened.append("corpus") or [])
+    monkeypatch.setattr("tokembed.compare.run.open_corpus", lambda spec: opened.append("corpus") or [])
     with pytest.raises(ArtifactError, match=rf"^{project}:6:12: compare\.tokenizers\.saved: .*xyz\.tokembed\.json"):
         run_comparison(recipe, registry=reg, quiet=True)
     assert opened == [] and not (project.parent / "out").exists() and not (project.parent / "out.incomplete").exists()

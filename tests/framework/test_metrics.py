@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tokembed
-from tokembed.builtin_metrics import (
+from tokembed.metrics.builtin import (
     BUILTIN_METRICS,
     Deterministic,
     PremiumMean,
@@ -27,7 +27,6 @@ from tokembed.metrics import (
     Metric,
     MetricRun,
     PassStats,
-    check_metric,
     format_value,
     registered_metrics,
     resolve_metrics,
@@ -36,8 +35,10 @@ from tokembed.metrics import (
 from tokembed.plugins.char.tokenizer import CharTokenizer
 from tokembed.plugins.word.tokenizer import WordTokenizer
 from tokembed.registry import build_registry
+from tokembed.testing import check_metric
 
 FIT = ["the cat sat", "the dog"]
+REG = build_registry()
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def word():
 
 def run(tokenizer, docs, metrics=None):
     return tokenizer_metrics(tokenizer, docs, metrics=metrics or [m.name for m in BUILTIN_METRICS
-                                                                     if m.scope == "corpus"])
+                                                                     if m.scope == "corpus"], registry=REG)
 
 
 class ByteToy(Tokenizer):
@@ -228,7 +229,7 @@ def test_throughput_from_the_shared_counts():
 def test_throughput_is_measured_and_left_out_of_run_metrics(char):
     m = run(char, FIT * 50, metrics=["throughput"])
     assert m["throughput"] > 0
-    assert "throughput" not in tokenizer_metrics(char, FIT)  # default: no timing metric (metrics.json stays stable)
+    assert "throughput" not in tokenizer_metrics(char, FIT, registry=REG)  # default: no timing metric (metrics.json stays stable)
 
 
 class Flaky(CharTokenizer):
@@ -288,13 +289,13 @@ def test_premium_skips_chapters_the_reference_does_not_encode_and_needs_alignmen
 
 
 def test_tokenizer_metrics_keeps_the_keys_the_runner_uses(char):
-    m = tokenizer_metrics(char, FIT)
+    m = tokenizer_metrics(char, FIT, registry=REG)
     for key in ("vocab_size", "documents", "characters", "words", "tokens", "chars_per_token", "fertility",
                 "unk_rate", "round_trip"):
         assert key in m
     assert "premium_median" not in m  # parallel metrics need a parallel set
-    assert tokenizer_metrics(char, iter(FIT)) == m  # a one-shot iterator is read once, then kept for the 2nd pass
-    assert tokenizer_metrics(char, FIT) == m  # identical across runs
+    assert tokenizer_metrics(char, iter(FIT), registry=REG) == m  # a one-shot iterator is read once, then kept for the 2nd pass
+    assert tokenizer_metrics(char, FIT, registry=REG) == m  # identical across runs
 
 
 def test_format_value():
@@ -309,7 +310,7 @@ def test_builtins_register_through_the_hook(registry):
     assert list(registry.metrics) == [m.name for m in BUILTIN_METRICS]
     info = registry.metric("fertility")
     assert info.kind == "metric" and info.plugin.distribution == "tokembed"
-    assert info.plugin.target == "tokembed.builtin_metrics"
+    assert info.plugin.target == "tokembed.metrics.builtin"
     assert registered_metrics(registry) == list(BUILTIN_METRICS)
 
 
@@ -432,7 +433,7 @@ def contract_tokenizers():
     return [CharTokenizer().fit(corpus), WordTokenizer(min_frequency=2).fit(corpus), ByteToy().fit([])]
 
 
-@pytest.mark.parametrize("cls", registered_metrics(), ids=lambda c: c.name)
+@pytest.mark.parametrize("cls", registered_metrics(build_registry()), ids=lambda c: c.name)
 def test_every_registered_metric_meets_the_contract(cls, contract_tokenizers):
     check_metric(cls, tokenizers=contract_tokenizers)
 

@@ -30,7 +30,7 @@ from tokembed.recipe import (
     load_recipe,
     load_recipe_string,
 )
-from tokembed.recipe_types import Constraint, class_params
+from tokembed.recipe.params import Constraint, class_params
 from tokembed.registry import build_registry
 
 ROOT = Path(__file__).resolve().parents[2]

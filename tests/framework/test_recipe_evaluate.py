@@ -246,7 +246,7 @@ def test_non_finite_vectors_fail_the_run_with_few_pairs_used(data_home, tmp_path
 
 
 def test_docs_name_every_evaluate_key():
-    from tokembed.recipe_evaluate import _VECTOR_KEYS, EVALUATE_KEYS
+    from tokembed.recipe.evaluate import _VECTOR_KEYS, EVALUATE_KEYS
 
     root = Path(__file__).resolve().parents[2] / "docs"
     for doc in ("recipes.md", "evaluation.md"):

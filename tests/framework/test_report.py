@@ -22,7 +22,7 @@ pytest.importorskip("matplotlib", reason="the report extra is not installed: pip
 from tokembed.compare import compare_tokenizers  # noqa: E402
 from tokembed.plugins.char.tokenizer import CharTokenizer  # noqa: E402
 from tokembed.plugins.word.tokenizer import WordTokenizer  # noqa: E402
-from tokembed.report import PLOTS, _segmentation, draw_plots, render_html, write_html  # noqa: E402
+from tokembed.compare.report import PLOTS, _segmentation, draw_plots, render_html, write_html  # noqa: E402
 from tokembed.testing import sample_corpus  # noqa: E402
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -210,7 +210,7 @@ def test_matplotlib_is_imported_only_when_a_report_is_drawn():
         from tokembed.compare import compare_tokenizers
         from tokembed.plugins.char.tokenizer import CharTokenizer
         comp = compare_tokenizers({"c": CharTokenizer().fit(["abc"])}, {"k": ["abc", "cab"]})
-        import tokembed.report
+        import tokembed.compare.report
         before = "matplotlib" in sys.modules
         comp.to_html()
         print("BEFORE", before, "AFTER", "matplotlib" in sys.modules)

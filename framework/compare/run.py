@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .errors import CorpusError, RecipeError, TokembedError
-from .io import atomic_write_json, atomic_write_text
-from .runner import _RunFolder, _stage
-from .recipe_specs import ComponentSpec
+from ..corpus import open_corpus
+from ..errors import CorpusError, RecipeError, TokembedError
+from ..io import atomic_write_json, atomic_write_text
+from ..recipe.specs import ComponentSpec
+from ..runs import RunFolder, stage, yaml_dump
 
 __all__ = ["run_comparison", "CompareRun", "PRINT_FORMATS", "render"]
 
@@ -85,12 +86,6 @@ def _say(quiet: bool, message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def _yaml_dump(data: Any) -> str:
-    import yaml
-
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=110)
-
-
 def run_comparison(
     recipe: Any,
     overrides: Sequence[str] = (),
@@ -133,14 +128,14 @@ def run_comparison(
         ArtifactError, ...). A tokenizer file that fails to read when the run reads it (a :class:`Recipe` passed
         in) fails before any training, its message located at the stage.
     """
-    from .recipe import Recipe, load_recipe
+    from ..recipe import Recipe, load_recipe
 
     if isinstance(recipe, Recipe):
         loaded = recipe
         source = str(recipe.path) if recipe.path is not None else "<recipe>"
     else:
         if registry is None:
-            from .registry import build_registry
+            from ..registry import build_registry
 
             registry = build_registry(blocked=blocked)
         loaded = load_recipe(recipe, overrides=overrides, out=out, registry=registry)
@@ -179,13 +174,13 @@ def run_comparison(
                     f"{timings[step]['seconds']:.2f} s")
 
     def _work(work_dir: Path) -> tuple[Any, Any, Any]:
-        atomic_write_text(work_dir / "recipe.resolved.yaml", _yaml_dump(loaded.resolved()))
+        atomic_write_text(work_dir / "recipe.resolved.yaml", yaml_dump(loaded.resolved()))
         train: Any = None
         size = 0
         if spec.trained:
             assert loaded.corpus is not None  # the recipe check requires a corpus when a tokenizer is trained
             try:
-                train = timed("read training corpus", loaded.corpus.open)
+                train = timed("read training corpus", lambda: open_corpus(loaded.corpus))
             except CorpusError as exc:
                 raise type(exc)(f"{loaded.corpus.location}: corpus: {exc}") from None
             size = _size(train)
@@ -195,7 +190,7 @@ def run_comparison(
         for item in spec.tokenizers:
             if isinstance(item, ComponentSpec):
                 step = f"fit {item.label}"
-                with _stage(item, "compare.", corpus_at=loaded.corpus.location):
+                with stage(item, "compare.", corpus_at=loaded.corpus.location):
                     tok = item.build()
                     timed(step, lambda tok=tok: tok.fit(train), size)
                 tok.save(work_dir / f"{item.label}.tokembed.json")
@@ -205,9 +200,9 @@ def run_comparison(
                 tok = loaded_tokenizers[item.label]
             tokenizers[item.label] = tok  # in recipe order
 
-        from .compare import compare_tokenizers
+        from .engine import compare_tokenizers
 
-        corpora = {name: c.open() for name, c in spec.corpora.items()}
+        corpora = {name: open_corpus(c) for name, c in spec.corpora.items()}
         parallel = timed("read parallel set", spec.parallel.read) if spec.parallel is not None else None
         n_tok, n_corp = len(tokenizers), len(corpora) + (len(parallel.texts) if parallel else 0)
         _say(quiet, f"comparing {n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} "
@@ -224,7 +219,7 @@ def run_comparison(
         atomic_write_json(work_dir / "timings.json", timings)
         return comparison, tokenizers, files
 
-    comparison, tokenizers, files = _RunFolder(out_dir).write(_work)
+    comparison, tokenizers, files = RunFolder(out_dir).write(_work)
     files = {k: out_dir / Path(p).name for k, p in files.items()}
     _say(quiet, f"wrote {out_dir}: {', '.join(p.name for p in files.values())}, timings.json")
     return CompareRun(out_dir, comparison, tokenizers, files, timings)

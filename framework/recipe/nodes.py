@@ -2,7 +2,7 @@
 
 A recipe is never loaded into plain Python values. It is *composed* (``yaml.compose``) into PyYAML's node tree,
 in which every scalar keeps its raw text, its quoting style and its 1-based line and column. The schema layer
-(:mod:`tokembed.recipe_types`) later reads each scalar against the type of the parameter it feeds, so that
+(:mod:`tokembed.recipe.params`) later reads each scalar against the type of the parameter it feeds, so that
 ``lang: no`` stays ``"no"`` for a ``str`` parameter while ``lowercase: no`` is ``False`` for a ``bool`` one.
 
 Private to :mod:`tokembed.recipe`; nothing here is public API.
@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import RecipeError
+from ..errors import RecipeError
 
 __all__ = [
     "Problems",

@@ -12,8 +12,8 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from .errors import ArtifactError, RecipeError, TokembedError
-from .recipe_types import ANY, class_params, method_params, plain_data, thaw
+from ..errors import ArtifactError, RecipeError, TokembedError
+from .params import ANY, class_params, method_params, plain_data, thaw
 
 __all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "LoadSpec", "ParallelSpec", "CompareSpec",
            "Recipe", "SECTIONS"]
@@ -106,19 +106,6 @@ class CorpusSpec:
         if self.sample_lines is not None:
             notes.append(f"{self.sample_lines:,} lines sampled")
         return text + (f" ({', '.join(notes)})" if notes else "")
-
-    def open(self) -> Any:
-        """The documents: a streamed :class:`~tokembed.corpus.Corpus`, or, with ``max_lines``/``sample_lines``,
-        the selected documents as a list (bounded by the limit).
-
-        Raises
-        ------
-        CorpusError, DataError
-            If the files cannot be read (or the dataset is not fetched).
-        """
-        from .recipe_corpus import open_corpus
-
-        return open_corpus(self)
 
     def absolute_value(self) -> str:
         """``value``, made absolute for ``path`` sources (``~`` expanded, joined to :attr:`base`)."""
@@ -434,8 +421,8 @@ class ParallelSpec:
         CorpusError
             If a chapter cannot be read or decoded.
         """
-        from .compare import ParallelSet
-        from .corpus import read_text
+        from ..compare import ParallelSet
+        from ..corpus import read_text
 
         texts = {lang: [read_text(self.root / lang / ch, self.errors) for ch in self.chapters]
                  for lang in self.languages}
@@ -544,7 +531,7 @@ class Recipe:
         embedders: of its own.
     evaluate : EvaluateSpec or None
         The ``evaluate:`` section: word-vector evaluation sets and pretrained vectors to score
-        (:mod:`tokembed.recipe_evaluate`).
+        (:mod:`tokembed.recipe.evaluate`).
     """
 
     path: Path | None

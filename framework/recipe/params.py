@@ -26,7 +26,15 @@ from typing import Any, Literal, Union
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .recipe_yaml import NULL_WORDS, Problems, describe_node, did_you_mean, is_plain, join_path, mapping_items
+from .nodes import (
+    NULL_WORDS,
+    Problems,
+    describe_node,
+    did_you_mean,
+    is_plain,
+    join_path,
+    mapping_items,
+)
 
 __all__ = ["ANY", "REQUIRED", "INVALID", "Constraint", "Param", "class_params", "method_params", "coerce", "describe",
            "thaw", "plain_data"]

@@ -1,458 +1,41 @@
-"""The component contract as reusable checks, for tokembed's own tests and for third-party plugins.
-
-One suite runs over every registered component, built-in or not, in the spirit of scikit-learn's
-``parametrize_with_checks``. In a plugin's test file::
-
-    from tokembed.testing import check_component, parametrize_with_checks
-    from my_plugin.tokenizer import MyTokenizer
-
-    def test_contract():                      # every check, one test, all failures listed together
-        check_component(MyTokenizer)
-
-    @parametrize_with_checks([MyTokenizer])   # or: one pytest test per check
-    def test_each_check(component, check):
-        check(component)
-
-and ``registered_components()`` lists every installed component class, so a project can run the contract over
-the whole registry.
-
-Each ``check_*`` function takes the component CLASS (``check(cls, fit_data=None, inputs=None)``), builds fresh
-instances, and raises ``AssertionError`` with a message naming the component and the broken rule. The checks:
-
-- ``name`` and ``kind`` are set and agree with the base class;
-- ``__init__`` stores every parameter unchanged under its own name, validates nothing and sets nothing else;
-- ``get_params()`` rebuilds an equal component, and ``fit`` does not change the parameters;
-- using the component before ``fit`` raises :class:`~tokembed.errors.NotFittedError`;
-- ``fit`` returns ``self``;
-- ``save`` then ``load`` gives identical outputs and a byte-identical re-saved artifact;
-- a truncated artifact, another component's artifact or an unknown format version raises ``ArtifactError``;
-- fitting twice with ``seed=0`` (and ``workers=1`` where the parameter exists) gives byte-identical artifacts;
-- tokenizers: ``Encoding`` shapes and dtypes, offsets inside the text, ``encode_batch``, the vocabulary is a
-  bijection onto ``range(get_vocab_size())``, ``fit`` streams a one-shot iterator, ``allowed_special``;
-- vectorizers: ``transform`` gives one row per input and one column per ``get_feature_names_out()`` name.
-
-What the suite feeds a component
---------------------------------
-A component class may define three optional classmethods (all private: they are for the suite only):
-
-``_contract_params() -> dict``
-    Keyword arguments for every instance the suite builds (small sizes keep the suite fast; required parameters
-    must be given here). Default ``{}``.
-``_contract_fit_data() -> object``
-    What ``fit`` receives. Default: tokenizers get :func:`sample_corpus` (paragraphs of the bundled Moby Dick
-    sample); vectorizers and embedders get the same paragraphs split on whitespace (``list[list[str]]``).
-``_contract_inputs() -> object``
-    What the fitted component is applied to when outputs are compared. Default: tokenizers get
-    :func:`sample_texts` (each text is encoded and decoded); vectorizers get their fit data (passed whole to
-    ``transform``); embedders get nothing (only the saved state is compared) unless they define this hook, and
-    then ``embed(inputs)`` (or ``transform(inputs)``) is compared.
-
-``fit_data`` / ``inputs`` passed to a check override these hooks.
-
-This module imports neither pytest (only :func:`parametrize_with_checks` does, when called) nor numba.
-"""
+"""The contract checks: each ``check_*`` takes a component CLASS (``check(cls, fit_data=None, inputs=None)``),
+builds fresh instances and raises ``AssertionError`` naming the component and the broken rule (see
+:mod:`tokembed.testing` for the list)."""
 
 from __future__ import annotations
 
 import copy
-import functools
-import gzip
-import inspect
 import json
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
-from .components import Component, Embedder, Tokenizer, Vectorizer
-from .encoding import Encoding
-from .errors import ArtifactError, NotFittedError, TokembedError
-
-__all__ = [
-    "sample_corpus",
-    "sample_texts",
-    "contract_params",
-    "contract_fit_data",
-    "contract_inputs",
-    "registered_components",
-    "component_id",
-    "iter_checks",
-    "check_component",
-    "parametrize_with_checks",
-    "check_name_and_kind",
-    "check_init_stores_params",
-    "check_get_params_rebuilds",
-    "check_not_fitted",
-    "check_fit_returns_self",
-    "check_save_load_roundtrip",
-    "check_load_rejects_broken",
-    "check_deterministic",
-    "check_tokenizer_encoding",
-    "check_tokenizer_vocab",
-    "check_tokenizer_streams_corpus",
-    "check_allowed_special",
-    "check_vectorizer_output",
-]
-
-Check = Callable[..., None]
-
-_BASES: dict[str, type[Component]] = {"tokenizer": Tokenizer, "vectorizer": Vectorizer, "embedder": Embedder}
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# data the suite feeds components
-# ---------------------------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=4)
-def _sample_paragraphs(max_chars: int) -> tuple[str, ...]:
-    from importlib import resources
-
-    raw = (resources.files("tokembed") / "samples" / "moby-dick.txt.gz").read_bytes()
-    text = gzip.decompress(raw).decode("utf-8")[:max_chars]
-    cut = text.rfind("\n\n")
-    if cut > 0:
-        text = text[:cut]
-    return tuple(p for p in text.split("\n\n") if p.strip())
-
-
-def sample_corpus(max_chars: int = 20_000) -> list[str]:
-    """Paragraphs from the start of the bundled Moby Dick sample (public domain), for fitting in tests.
-
-    Parameters
-    ----------
-    max_chars : int, default 20000
-        Read at most this many characters (cut back to the last paragraph break).
-
-    Returns
-    -------
-    list of str
-        The paragraphs (split on blank lines; line breaks inside a paragraph kept), in order: 28 paragraphs and
-        about 3,600 whitespace-separated words for the default size.
-    """
-    return list(_sample_paragraphs(int(max_chars)))
-
-
-def sample_texts() -> list[str]:
-    """Texts a fitted tokenizer is applied to by the contract suite.
-
-    Three paragraphs of the sample corpus, then edge cases: the empty text, whitespace only, leading and trailing
-    spaces, tabs and newlines (``\\r\\n`` included), accents, CJK, emoji, special-token strings typed as text,
-    and a long run of one character.
-    """
-    paragraphs = sample_corpus()
-    return paragraphs[:3] + [
-        "",
-        " ",
-        "  leading and trailing  ",
-        "tabs\tand\nnewlines\r\n\n",
-        "multiple   spaces between\twords",
-        "Ünïcödé café naïve façade",
-        "日本語のテキスト",
-        "emoji 🐳🐋 whale",
-        "<unk> <pad> [CLS] [SEP] <|endoftext|> typed as text",
-        "a" * 300,
-    ]
-
-
-def _hook(cls: type, name: str) -> Callable[[], Any] | None:
-    fn = getattr(cls, name, None)
-    return fn if callable(fn) else None
-
-
-def contract_params(cls: type) -> dict[str, Any]:
-    """The keyword arguments the suite builds ``cls`` with: ``cls._contract_params()`` or ``{}``."""
-    hook = _hook(cls, "_contract_params")
-    params = hook() if hook else {}
-    if not isinstance(params, dict):
-        raise AssertionError(f"{_who(cls)}: _contract_params() must return a dict, got {type(params).__name__}")
-    return dict(params)
-
-
-def contract_fit_data(cls: type) -> Any:
-    """What ``fit`` receives in the suite: ``cls._contract_fit_data()`` or the default for the kind."""
-    hook = _hook(cls, "_contract_fit_data")
-    if hook:
-        return hook()
-    if cls.kind == "tokenizer":
-        return sample_corpus()
-    return [p.split() for p in sample_corpus()]
-
-
-def contract_inputs(cls: type, fit_data: Any = None) -> Any:
-    """What the fitted component is applied to: ``cls._contract_inputs()`` or the default for the kind.
-
-    Returns None for an embedder without the hook (its outputs are then compared through its saved state only).
-    """
-    hook = _hook(cls, "_contract_inputs")
-    if hook:
-        return hook()
-    if cls.kind == "tokenizer":
-        return sample_texts()
-    if cls.kind == "vectorizer":
-        return _materialise(fit_data) if fit_data is not None else contract_fit_data(cls)
-    return None
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# finding the components
-# ---------------------------------------------------------------------------------------------------------------
-def registered_components(kind: str | None = None, *, registry: Any = None) -> list[type]:
-    """Every registered component class (of ``kind``), sorted by kind then name.
-
-    Parameters
-    ----------
-    kind : {"tokenizer", "vectorizer", "embedder"}, optional
-    registry : tokembed.registry.Registry, optional
-        Default: a fresh :func:`tokembed.build_registry` (honouring ``TOKEMBED_DISABLE_PLUGIN_AUTOLOAD``).
-
-    Use with pytest: ``@pytest.mark.parametrize("cls", registered_components(), ids=component_id)`` or
-    :func:`parametrize_with_checks`.
-    """
-    if registry is None:
-        from .registry import build_registry
-
-        registry = build_registry()
-    return [info.cls for info in registry.all(kind)]
-
-
-def component_id(cls: type) -> str:
-    """``"KIND:NAME"`` (e.g. ``"tokenizer:char"``), a readable pytest id."""
-    return f"{getattr(cls, 'kind', '?')}:{getattr(cls, 'name', '?') or cls.__qualname__}"
-
-
-def iter_checks(cls: type) -> Iterator[Check]:
-    """The checks that apply to ``cls`` (common ones, then those of its kind), in order."""
-    yield check_name_and_kind
-    yield check_init_stores_params
-    yield check_get_params_rebuilds
-    yield check_not_fitted
-    yield check_fit_returns_self
-    yield check_save_load_roundtrip
-    yield check_load_rejects_broken
-    yield check_deterministic
-    kind = getattr(cls, "kind", "")
-    if kind == "tokenizer":
-        yield check_tokenizer_encoding
-        yield check_tokenizer_vocab
-        yield check_tokenizer_streams_corpus
-        yield check_allowed_special
-    elif kind == "vectorizer":
-        yield check_vectorizer_output
-
-
-def check_component(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
-    """Run every applicable check on ``cls``; raise one ``AssertionError`` listing all that failed.
-
-    Parameters
-    ----------
-    cls : type
-        A subclass of :class:`tokembed.Tokenizer`, :class:`tokembed.Vectorizer` or :class:`tokembed.Embedder`.
-    fit_data, inputs : optional
-        Override the class's ``_contract_fit_data()`` / ``_contract_inputs()`` (see the module docstring).
-    """
-    fit_data, inputs = _materialise(fit_data), _materialise(inputs)  # a generator is read once, here
-    problems = []
-    for check in iter_checks(cls):
-        try:
-            check(cls, fit_data=fit_data, inputs=inputs)
-        except AssertionError as exc:
-            problems.append(f"{check.__name__}: {exc}")
-        except Exception as exc:  # the component crashed inside the check: report it with the others
-            problems.append(f"{check.__name__}: {_who(cls)}: raised {type(exc).__name__}: {exc}")
-    if problems:
-        raise AssertionError(f"{_who(cls)} breaks the component contract:\n" + "\n".join(problems))
-
-
-def parametrize_with_checks(classes: Iterable[type]):
-    """A ``pytest.mark.parametrize`` decorator giving one test per (class, check) with arguments
-    ``component`` and ``check``: ``def test_contract(component, check): check(component)``.
-
-    Test ids read ``tokenizer:char-check_save_load_roundtrip``.
-    """
-    import pytest
-
-    params = [
-        pytest.param(cls, check, id=f"{component_id(cls)}-{check.__name__}")
-        for cls in classes
-        for check in iter_checks(cls)
-    ]
-    return pytest.mark.parametrize(("component", "check"), params)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------------------------------------------
-def _who(cls: type) -> str:
-    return f"{getattr(cls, '__qualname__', cls)} ({component_id(cls)})"
-
-
-def _fail(cls: type, message: str) -> None:
-    raise AssertionError(f"{_who(cls)}: {message}") from None
-
-
-def _materialise(data: Any) -> Any:
-    """Lists, tuples, strings and arrays stay; any other iterable (a generator) becomes a list, so it can be reused."""
-    if data is None or isinstance(data, (list, tuple, str, bytes, dict)) or hasattr(data, "shape"):
-        return data
-    try:
-        return list(data)
-    except TypeError:
-        return data
-
-
-def _fit_data(cls: type, fit_data: Any) -> Any:
-    return _materialise(fit_data) if fit_data is not None else contract_fit_data(cls)
-
-
-def _inputs(cls: type, fit_data: Any, inputs: Any) -> Any:
-    return _materialise(inputs) if inputs is not None else contract_inputs(cls, fit_data)
-
-
-def _param_names(cls: type) -> list[str]:
-    try:
-        return cls._param_names()
-    except TypeError as exc:
-        _fail(cls, str(exc))
-        raise  # unreachable
-
-
-def _defaults(cls: type) -> dict[str, Any]:
-    sig = inspect.signature(cls.__init__)
-    return {p.name: p.default for p in list(sig.parameters.values())[1:] if p.default is not p.empty}
-
-
-def _make(cls: type, **overrides: Any) -> Any:
-    names = _param_names(cls)
-    given = contract_params(cls)
-    unknown = sorted(set(given) - set(names))
-    if unknown:
-        _fail(cls, f"_contract_params() sets {unknown}, which are not parameters of __init__")
-    params = {**given, **{k: v for k, v in overrides.items() if k in names}}
-    try:
-        return cls(**params)
-    except TypeError as exc:
-        _fail(cls, f"cannot be built with {params!r} ({exc}); a parameter without a default must be given by "
-                   "_contract_params()")
-
-
-def _fit(cls: type, obj: Any, data: Any) -> Any:
-    try:
-        return obj.fit(copy.deepcopy(data))
-    except TokembedError as exc:
-        _fail(cls, f"fit on the contract data raised {type(exc).__name__}: {exc} (a component that needs other "
-                   "parameters or data defines _contract_params() / _contract_fit_data(); see tokembed.testing)")
-
-
-def _fitted(cls: type, fit_data: Any, **overrides: Any) -> Any:
-    obj = _make(cls, **overrides)
-    _fit(cls, obj, _fit_data(cls, fit_data))
-    return obj
-
-
-def _seed_overrides(cls: type) -> dict[str, Any]:
-    names = _param_names(cls)
-    out: dict[str, Any] = {}
-    if "seed" in names:
-        out["seed"] = 0
-    if "workers" in names:
-        out["workers"] = 1
-    return out
-
-
-def _artifact_bytes(cls: type, obj: Any, tmp: Path, label: str) -> bytes:
-    path = tmp / f"{label}.tokembed.json"
-    try:
-        obj.save(path)
-    except TokembedError as exc:
-        _fail(cls, f"save of a fitted component raised {type(exc).__name__}: {exc}")
-    return path.read_bytes()
-
-
-def _dense(value: Any) -> Any:
-    if hasattr(value, "toarray") and hasattr(value, "nnz"):  # scipy.sparse, without importing scipy
-        return ("sparse", value.format, np.asarray(value.toarray()))
-    return value
-
-
-def _as_array(value: Any) -> np.ndarray:
-    dense = _dense(value)
-    return np.asarray(dense[2] if isinstance(dense, tuple) else dense)
-
-
-def _outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple:
-    """``("ok", value)`` or ``("error", TypeName, message)`` for a TokembedError; other exceptions propagate."""
-    try:
-        return ("ok", _dense(fn(*args, **kwargs)))
-    except TokembedError as exc:
-        return ("error", type(exc).__name__, str(exc))
-
-
-def _encoding_tuple(enc: Any) -> Any:
-    if isinstance(enc, Encoding):
-        return (enc.ids.tolist(), list(enc.tokens), enc.offsets.tolist(), enc.special_tokens_mask.tolist(),
-                enc.attention_mask.tolist(), enc.type_ids.tolist())
-    return enc
-
-
-def _apply(obj: Any, inputs: Any) -> Any:
-    """What the component produces on ``inputs``, as comparable plain data (errors included as outcomes)."""
-    if inputs is None:
-        return None
-    if obj.kind == "tokenizer":
-        out = []
-        for text in inputs:
-            enc = _outcome(obj.encode, text)
-            if enc[0] == "ok":
-                ids = enc[1].ids
-                out.append((_encoding_tuple(enc[1]), _outcome(obj.decode, ids),
-                            _outcome(obj.decode, ids, skip_special_tokens=True)))
-            else:
-                out.append(enc)
-        return out
-    if obj.kind == "vectorizer":
-        return _outcome(obj.transform, copy.deepcopy(inputs))
-    for method in ("embed", "transform"):
-        if callable(getattr(obj, method, None)):
-            return _outcome(getattr(obj, method), copy.deepcopy(inputs))
-    return None
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return False
-        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, Encoding) and isinstance(b, Encoding):
-        return a == b
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
-def _first_difference(a: Any, b: Any) -> str:
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
-            if not _same(x, y):
-                return f"item {i}: {_short(x)} != {_short(y)}"
-    return f"{_short(a)} != {_short(b)}"
-
-
-def _short(value: Any, limit: int = 300) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _json_params(params: dict[str, Any]) -> str:
-    from .io import dumps_json
-
-    return dumps_json(params)
-
+from ..components import Component
+from ..encoding import Encoding
+from ..errors import ArtifactError, NotFittedError, TokembedError
+from ._support import (  # the shared helpers, private
+    _BASES,
+    _apply,
+    _artifact_bytes,
+    _as_array,
+    _defaults,
+    _fail,
+    _first_difference,
+    _fit,
+    _fit_data,
+    _fitted,
+    _inputs,
+    _json_params,
+    _make,
+    _param_names,
+    _same,
+    _seed_overrides,
+    _short,
+    contract_params,
+)
 
 # ---------------------------------------------------------------------------------------------------------------
 # common checks
@@ -639,7 +222,7 @@ def check_load_rejects_broken(cls: type, fit_data: Any = None, inputs: Any = Non
         tmp_path = Path(tmp)
         good = _artifact_bytes(cls, obj, tmp_path, "good")
         art = json.loads(good.decode("utf-8", "surrogatepass"))
-        from .io import dumps_json
+        from ..io import dumps_json
 
         cases = {
             "truncated": good[: len(good) // 2],
@@ -880,4 +463,3 @@ def check_vectorizer_output(cls: type, fit_data: Any = None, inputs: Any = None)
     a, b = _as_array(both).astype(np.float64), _as_array(sep_out).astype(np.float64)
     if a.shape != b.shape or not np.allclose(a, b, rtol=1e-6, atol=1e-9):
         _fail(cls, "fit_transform(X) differs from fit(X).transform(X)")
-

@@ -27,10 +27,10 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from .errors import TokembedError
-from .recipe_corpus import dataset_location
-from .recipe_types import INVALID, Constraint, coerce
-from .recipe_yaml import Problems, describe_node, did_you_mean, join_path, mapping_items
+from ..errors import TokembedError
+from .corpus import dataset_location
+from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
+from .params import INVALID, Constraint, coerce
 
 __all__ = ["EvaluateSpec", "VectorsSpec", "check_evaluate", "EVALUATE_KEYS"]
 
@@ -83,7 +83,7 @@ class VectorsSpec:
             a missing header line suggests ``no_header: true``, a header read with ``no_header: true`` says to
             remove it.
         """
-        from .keyedvectors import HAS_HEADER_HINT, NO_HEADER_HINT, load_vectors
+        from ..keyedvectors import HAS_HEADER_HINT, NO_HEADER_HINT, load_vectors
 
         target = self.value if self.source == "dataset" else str(self.location)
         try:
@@ -264,7 +264,7 @@ def _file_fits(fields: dict[str, tuple[Node, Any]], source: str, location: Path 
     if not first:
         problems.add(pnode, ppath, f"{value}: the file is empty; expected word vectors in word2vec format")
         return False
-    from .keyedvectors import header_then_vector, read_word2vec_header
+    from ..keyedvectors import header_then_vector, read_word2vec_header
 
     if no_header:
         found = header_then_vector(first, second) if second.endswith(b"\n") or len(second) < 1 << 20 else None

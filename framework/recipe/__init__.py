@@ -16,7 +16,7 @@ The format is documented in ``docs/recipes.md``. In short:
 - Cross-stage checks (``input:`` names a tokenizer; an embedder's ``vocab_size``/``padding_idx`` agree with the
   tokenizer's plan) run before any work.
 - A ``compare:`` recipe (``tokembed compare``) lists tokenizers to train or to read from files, corpora and a parallel
-  set; its files, datasets and file readers are checked before any work too (:mod:`tokembed.recipe_compare`).
+  set; its files, datasets and file readers are checked before any work too (:mod:`tokembed.recipe.compare`).
 - Problems are collected and raised together as :class:`~tokembed.errors.RecipeError`, one
   ``FILE:LINE:COL: dotted.path: problem`` line each (``--set PATH=VALUE: ...`` for overrides).
 
@@ -31,12 +31,13 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import RecipeError
-from .recipe_check import BATCH_FIELDS, RESERVED, TOP_KEYS, check_recipe
-from .recipe_compare import COMPARE_KEYS, PARALLEL_KEYS
-from .recipe_corpus import CORPUS_LIMITS, CORPUS_OPTIONS, CORPUS_SOURCES
-from .recipe_load import LOAD_KEYS, LOADERS
-from .recipe_specs import (
+from ..errors import RecipeError
+from .check import BATCH_FIELDS, RESERVED, TOP_KEYS, check_recipe
+from .compare import COMPARE_KEYS, PARALLEL_KEYS
+from .corpus import CORPUS_LIMITS, CORPUS_OPTIONS, CORPUS_SOURCES
+from .load import LOAD_KEYS, LOADERS
+from .nodes import Problems, apply_override, check_tree, compose_text
+from .specs import (
     SECTIONS,
     BatchSpec,
     CompareSpec,
@@ -47,7 +48,6 @@ from .recipe_specs import (
     PipelineSpec,
     Recipe,
 )
-from .recipe_yaml import Problems, apply_override, check_tree, compose_text
 
 __all__ = [
     "load_recipe",
@@ -156,7 +156,7 @@ def _load(text: str, *, source: str, base_dir: Path, path: Path | None, override
         for arg in overrides:
             apply_override(root, arg, problems)
     if registry is None:
-        from .registry import build_registry
+        from ..registry import build_registry
 
         registry = build_registry()
     recipe = check_recipe(root, source=source, base_dir=base_dir, registry=registry, problems=problems, path=path,

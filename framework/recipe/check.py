@@ -13,16 +13,14 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import TokembedError, UnknownComponentError
-from .recipe_compare import check_compare, trained_labels
-from .recipe_corpus import check_corpus
-from .recipe_evaluate import check_evaluate
-from .recipe_specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
-from .recipe_types import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
-from .recipe_yaml import (
+from ..errors import TokembedError, UnknownComponentError
+from .compare import check_compare, trained_labels
+from .corpus import check_corpus
+from .evaluate import check_evaluate
+from .nodes import (
     NULL_WORDS,
-    bad_label,
     Problems,
+    bad_label,
     describe_node,
     did_you_mean,
     is_plain,
@@ -30,6 +28,8 @@ from .recipe_yaml import (
     mapping_items,
     python_to_node,
 )
+from .params import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
+from .specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
 
 __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 

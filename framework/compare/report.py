@@ -27,8 +27,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .errors import TokembedError
-from .metrics import format_value
+from ..errors import TokembedError
+from ..metrics import format_value
 
 __all__ = ["render_html", "write_html", "draw_plots", "PLOTS"]
 
@@ -486,7 +486,7 @@ def render_html(comparison: Any, title: str | None = None) -> str:
     TokembedError
         If matplotlib is not installed.
     """
-    from . import __version__
+    from .._version import __version__
 
     title = title or "Tokenizer comparison"
     n_tok, n_corp, n_met = len(comparison.tokenizers), len(comparison.corpora), len(comparison.shown_metrics())
@@ -516,6 +516,6 @@ def render_html(comparison: Any, title: str | None = None) -> str:
 
 def write_html(comparison: Any, path: str | os.PathLike, title: str | None = None) -> Path:
     """Write :func:`render_html` to ``path`` atomically; returns the path."""
-    from .io import atomic_write_text
+    from ..io import atomic_write_text
 
     return atomic_write_text(path, render_html(comparison, title=title))

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node
 
-from .errors import TokembedError, UnknownComponentError
-from .recipe_corpus import dataset_location
-from .recipe_specs import LoadSpec
-from .recipe_types import INVALID, REQUIRED, class_params, coerce, describe, method_params
-from .recipe_yaml import Problems, did_you_mean, join_path, mapping_items
+from ..errors import TokembedError, UnknownComponentError
+from .corpus import dataset_location
+from .nodes import Problems, did_you_mean, join_path, mapping_items
+from .params import INVALID, REQUIRED, class_params, coerce, describe, method_params
+from .specs import LoadSpec
 
 __all__ = ["LOAD_KEYS", "LOADERS", "check_load"]
 
@@ -197,7 +197,7 @@ class _LoadChecker:
             self.problems.add(node, path, f"{value}: cannot tell how to read this file from its name; load: reads "
                                           f"{_FORMS}")
             return None
-        from .io import read_json
+        from ..io import read_json
 
         try:
             data = read_json(file, what="tokenizer")

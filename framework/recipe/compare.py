@@ -13,12 +13,22 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import UnknownComponentError
-from .recipe_corpus import check_corpus, dataset_location, spread
-from .recipe_load import check_load
-from .recipe_specs import CompareSpec, ComponentSpec, CorpusSpec, LoadSpec, ParallelSpec
-from .recipe_types import INVALID, Constraint, coerce
-from .recipe_yaml import NULL_WORDS, Problems, bad_label, describe_node, did_you_mean, is_plain, join_path, mapping_items
+from ..errors import UnknownComponentError
+from ..corpus import spread
+from .corpus import check_corpus, dataset_location
+from .load import check_load
+from .nodes import (
+    NULL_WORDS,
+    Problems,
+    bad_label,
+    describe_node,
+    did_you_mean,
+    is_plain,
+    join_path,
+    mapping_items,
+)
+from .params import INVALID, Constraint, coerce
+from .specs import CompareSpec, ComponentSpec, CorpusSpec, LoadSpec, ParallelSpec
 
 __all__ = ["COMPARE_KEYS", "PARALLEL_KEYS", "check_compare", "trained_labels"]
 

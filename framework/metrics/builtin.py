@@ -15,10 +15,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import hookimpl
-from .encoding import Encoding
-from .errors import TokembedError
-from .metrics import Metric, ParallelMetric, PassStats
+from ..hookspecs import hookimpl
+from ..encoding import Encoding
+from ..errors import TokembedError
+from .base import Metric, ParallelMetric, PassStats
 
 __all__ = [
     "BUILTIN_METRICS",

@@ -12,37 +12,32 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node
 
-from .errors import TokembedError
-from .recipe_specs import CorpusSpec
-from .recipe_types import INVALID, Constraint, coerce
-from .recipe_yaml import Problems, describe_node, did_you_mean, join_path, mapping_items
+from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names
+from ..errors import TokembedError
+from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
+from .params import INVALID, Constraint, coerce
+from .specs import CorpusSpec
 
 __all__ = ["CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
-           "dataset_location", "open_corpus", "spread"]
+           "dataset_location"]
 
 CORPUS_SOURCES = ("path", "builtin", "dataset")
-#: Corpus options and their types (the values :class:`tokembed.corpus.Corpus` accepts).
+#: Corpus options and their types, derived from the reader table of :mod:`tokembed.corpus` (``FORMATS`` and the
+#: options each format reads, ``UNITS``, ``ERROR_MODES``).
 CORPUS_OPTIONS: dict[str, Any] = {
-    "format": Literal["text", "jsonl"],
-    "field": str,
-    "errors": Literal["strict", "replace"],
-    "unit": Literal["line", "file"],
+    "format": Literal[tuple(FORMATS)],
+    **{name: hint for fmt in FORMATS.values() for name, hint in fmt.options.items()},
+    "errors": Literal[ERROR_MODES],
+    "unit": Literal[UNITS],
 }
 #: Options that bound the documents read (at most one of them), each an int >= 1. Only the corpora of a
 #: ``compare:`` recipe take them (``tokembed run`` reads its whole corpus).
 CORPUS_LIMITS: dict[str, Any] = {"max_lines": int, "sample_lines": int}
 _AT_LEAST_ONE = Constraint.parse(">= 1")
-_JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
-#: Used when :mod:`tokembed.corpus` cannot say (kept in step with its ``BUILTIN_TEXTS``).
-_FALLBACK_BUILTINS = ("moby-dick",)
 
 
 def builtin_corpus_names() -> list[str]:
     """Names accepted by ``corpus: {builtin: NAME}`` (from :func:`tokembed.corpus.builtin_names`)."""
-    try:
-        from .corpus import builtin_names
-    except ImportError:  # pragma: no cover - the corpus module ships with the package
-        return list(_FALLBACK_BUILTINS)
     return list(builtin_names())
 
 
@@ -105,22 +100,28 @@ def check_corpus(node: Node, problems: Problems, base_dir: Path, where: str = "c
         found = options.get(key, (None, None))[1]
         return default if found is None or found is INVALID else found
 
-    fmt = option("format", "jsonl" if source == "path" and value.lower().endswith(_JSONL_SUFFIXES) else "text")
-    if fmt == "jsonl":
-        if source == "builtin":
+    implied = next((name for name, f in FORMATS.items()
+                    if source == "path" and f.suffixes and value.lower().endswith(f.suffixes)), "text")
+    fmt = option("format", implied)
+    spec_fmt = FORMATS.get(fmt)
+    if spec_fmt is not None:
+        if fmt != "text" and source == "builtin":
             problems.add(options["format"][0], join_path(where, "format"), "the bundled texts are plain text")
             ok = False
-        elif "field" not in options:
-            problems.add(node, join_path(where, "field"),
-                         "missing: format jsonl needs the key holding each record's text")
-            ok = False
-        if "unit" in options and options["unit"][1] is not INVALID:
+        else:
+            for key, what in spec_fmt.required.items():
+                if key not in options:
+                    problems.add(node, join_path(where, key), f"missing: format {fmt} needs {what}")
+                    ok = False
+        if not spec_fmt.units and "unit" in options and options["unit"][1] is not INVALID:
             problems.add(options["unit"][0], join_path(where, "unit"),
-                         "applies to text; in jsonl each record is a document")
+                         f"applies to text; in {fmt} each record is a document")
             ok = False
-    elif "field" in options:
-        problems.add(options["field"][0], join_path(where, "field"), "only used with format: jsonl")
-        ok = False
+        for key in options:
+            owners = [name for name, f in FORMATS.items() if key in f.options]
+            if owners and fmt not in owners:
+                problems.add(options[key][0], join_path(where, key), f"only used with format: {' or '.join(owners)}")
+                ok = False
 
     paths: tuple[Path, ...] = ()
     base = Path.cwd() if _from_override(vnode) else base_dir
@@ -151,8 +152,8 @@ def check_corpus(node: Node, problems: Problems, base_dir: Path, where: str = "c
 
 def _expand(value: str, base: Path | None, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:
     """The files ``value`` names (absolute, sorted), or None after recording why there are none."""
-    from .corpus import expand_paths
-    from .errors import CorpusError
+    from ..corpus import expand_paths
+    from ..errors import CorpusError
 
     if not value.strip():
         problems.add(node, path, "empty path: name a file, a folder or a glob")
@@ -199,7 +200,7 @@ def dataset_location(name: str, node: Node, path: str, problems: Problems,
     (nothing can be checked); None, after recording the problem, for an unknown or unfetched dataset or, when
     ``kinds`` is given, a dataset of another kind (``corpus``, ``corpus_dir``, ``tokenizer_file``, ...)."""
     try:
-        from . import datasets
+        from .. import datasets
     except ImportError:
         return ()
     names = getattr(datasets, "DATASETS", None)
@@ -225,46 +226,3 @@ def dataset_location(name: str, node: Node, path: str, problems: Problems,
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
-def spread(total: int, n: int) -> list[int]:
-    """``n`` indexes spread evenly over ``range(total)``: ``i * total // n`` for ``i < n`` (all of them when
-    ``total <= n``). Increasing and distinct; the first is 0."""
-    if total <= n:
-        return list(range(total))
-    return [i * total // n for i in range(n)]
-
-
-def open_corpus(spec: CorpusSpec) -> Any:
-    """The documents of a corpus spec: a streamed :class:`~tokembed.corpus.Corpus`, or a list of the documents
-    that ``max_lines`` (the first N) or ``sample_lines`` (N spread evenly, see :func:`spread`) select.
-
-    Raises
-    ------
-    CorpusError, DataError
-        If the files cannot be read, or the dataset is not fetched.
-    """
-    from itertools import islice
-
-    from .corpus import Corpus
-
-    kwargs: dict[str, Any] = {"format": spec.format, "errors": spec.errors, "unit": spec.unit}
-    if spec.field is not None:
-        kwargs["field"] = spec.field
-    if spec.source == "builtin":
-        corpus = Corpus.builtin(spec.value, **kwargs)
-    elif spec.source == "dataset" and not spec.paths:
-        corpus = Corpus.dataset(spec.value, **kwargs)
-    else:
-        corpus = Corpus(tuple(spec.paths), name=spec.value, **kwargs)
-    if spec.max_lines is not None:
-        return list(islice(corpus, spec.max_lines))
-    if spec.sample_lines is not None:
-        total = sum(1 for _ in corpus)
-        wanted = spread(total, spec.sample_lines)
-        out: list[str] = []
-        for i, doc in enumerate(corpus):
-            if i == wanted[len(out)]:
-                out.append(doc)
-                if len(out) == len(wanted):
-                    break
-        return out
-    return corpus

@@ -1,0 +1,20 @@
+"""Base classes of the three kinds of component: :class:`Tokenizer`, :class:`Vectorizer` and :class:`Embedder`,
+and :class:`Component`, their common base (parameters, fitted state, artifact files).
+
+``base`` holds :class:`Component` and the artifact format, ``tokenizer``, ``vectorizer`` and ``embedder`` one kind
+each. Import from here: ``from tokembed.components import Tokenizer``.
+"""
+
+from .base import (
+           ARTIFACT_FORMAT,
+           ARTIFACT_VERSION,
+           Component,
+           arrays_path,
+           read_artifact,
+)
+from .embedder import Embedder
+from .tokenizer import Tokenizer, check_token_ids
+from .vectorizer import Vectorizer
+
+__all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids",
+           "arrays_path", "read_artifact"]

@@ -1,0 +1,266 @@
+"""The base of every component: parameters, fitted state, and the artifact files ``save`` writes and ``load`` reads.
+
+Components follow scikit-learn's estimator conventions:
+
+- ``__init__`` only stores its keyword arguments, under the same names, and validates nothing;
+- ``fit`` validates, learns, sets attributes whose names end in ``_`` and returns ``self``;
+- using a component before ``fit`` (or ``load``) raises :class:`~tokembed.errors.NotFittedError`;
+- ``get_params()`` returns exactly the keyword arguments that rebuild an equal, unfitted component; a recipe stores
+  nothing else.
+
+Every component class carries ``name``, the key recipes use, and ``kind``. Fitted state is saved as JSON (no pickle)
+with :meth:`Component.save` and read back with :meth:`Component.load`; a subclass provides ``_get_state`` and
+``_set_state``. Arrays of the state go to a deterministic ``.npz`` beside the JSON.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import inspect
+import io
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import ArtifactError, NotFittedError, TokembedError
+from ..io import atomic_write_bytes, atomic_write_json, npz_bytes, read_json, read_npz
+
+__all__ = ["Component", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "arrays_path", "read_artifact"]
+
+ARTIFACT_FORMAT = "tokembed"
+ARTIFACT_VERSION = 1
+
+
+class Component:
+    """Common behaviour of every component; subclass :class:`Tokenizer`, :class:`Vectorizer` or :class:`Embedder`."""
+
+    #: The key recipes use (``type: char``). Unique per kind across all installed plugins.
+    name: ClassVar[str] = ""
+    #: ``"tokenizer"``, ``"vectorizer"`` or ``"embedder"``; set by the kind's base class.
+    kind: ClassVar[str] = ""
+    #: Parameters that name a file: in a recipe, a relative path given as a str is made absolute against the
+    #: recipe file's folder (against the current directory for a ``--set`` value), as corpus paths are.
+    path_params: ClassVar[tuple[str, ...]] = ()
+
+    # -- parameters -------------------------------------------------------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        """Names of the keyword parameters of ``__init__`` (``*args``/``**kwargs`` are not allowed)."""
+        sig = inspect.signature(cls.__init__)
+        names = []
+        for p in list(sig.parameters.values())[1:]:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"{cls.__qualname__}.__init__ must list its parameters explicitly, not *{p.name}")
+            names.append(p.name)
+        return names
+
+    def get_params(self) -> dict[str, Any]:
+        """Return the parameters as passed to ``__init__`` (deep copies): ``type(c)(**c.get_params())`` is equal."""
+        return {name: copy.deepcopy(getattr(self, name)) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> "Component":
+        """Set parameters by name; unknown names raise ``ValueError``. Returns ``self``."""
+        valid = set(self._param_names())
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {key!r}; valid: {', '.join(sorted(valid))}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            p.name: p.default for p in list(inspect.signature(type(self).__init__).parameters.values())[1:]
+        }
+        shown = [f"{k}={v!r}" for k, v in self.get_params().items() if not _same(defaults.get(k, inspect._empty), v)]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> list[tuple[str | None, str]]:
+        """Problems with ``params`` that can be found before any work (``tokembed validate`` reports them).
+
+        Returns a list of ``(parameter, message)`` pairs: ``parameter`` is the name of the parameter the problem is
+        about (the recipe checker reports it at that key's line), or None for a problem of the whole component;
+        ``message`` is the full message (as ``str`` of the error ``fit`` would raise).
+
+        The default builds the component and runs its ``_validate()`` method when it has one (the checks ``fit``
+        starts with). A :class:`~tokembed.errors.ParameterError` it raises (or another :class:`TokembedError` with
+        a ``param`` attribute, such as a ``DataError`` about a file parameter) is one problem about that parameter;
+        the parameter is then set back to its default and the checks run again, so every problem is found, not
+        only the first. A :class:`TokembedError` without ``param`` is one problem of the whole component and ends
+        the checks.
+        Override for checks that need more (call ``super().check_params(params)`` first).
+        """
+        validate = getattr(cls, "_validate", None)
+        if validate is None:
+            return []
+        problems: list[tuple[str | None, str]] = []
+        params = dict(params)
+        while True:
+            try:
+                validate(cls(**params))
+            except TokembedError as exc:
+                param = getattr(exc, "param", None)  # a ParameterError, or another error tagged with .param
+                problems.append((param, str(exc)))
+                if param not in params:
+                    return problems
+                del params[param]  # back to its default: look for the next problem
+            except (TypeError, ValueError):  # left to fit, which reports it in context
+                return problems
+            else:
+                return problems
+
+    @classmethod
+    def warmup(cls) -> None:
+        """Compile (or load from Numba's cache) every kernel this component uses; a no-op when it has none.
+
+        ``tokembed warmup`` calls it for every registered component, so a user's first real run does not pay
+        for compilation.
+        """
+
+    # -- fitted state -----------------------------------------------------------------------------------------
+    def is_fitted(self) -> bool:
+        """True when ``fit`` (or ``load``) has set the learned attributes (public names ending in ``_``)."""
+        return any(k.endswith("_") and not k.startswith("_") for k in vars(self))
+
+    def _check_is_fitted(self) -> None:
+        if not self.is_fitted():
+            raise NotFittedError(
+                f"this {type(self).__name__} ({self.kind} {self.name!r}) is not fitted yet: "
+                "call fit(...) or load(...) before using it"
+            )
+
+    # -- save / load ------------------------------------------------------------------------------------------
+    def _get_state(self) -> dict[str, Any]:
+        """The learned state as JSON-able data (override)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _get_state")
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        """Restore the learned state written by ``_get_state`` (override)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _set_state")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The artifact as JSON-able data: format, kind, type, params and learned state."""
+        self._check_is_fitted()
+        return {
+            "format": ARTIFACT_FORMAT,
+            "format_version": ARTIFACT_VERSION,
+            "kind": self.kind,
+            "type": self.name,
+            "params": self.get_params(),
+            "state": self._get_state(),
+        }
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Save the fitted component as JSON (``<label>.tokembed.json`` by convention), atomically.
+
+        Arrays in the state (NumPy arrays among the top-level values of ``_get_state()``: vectors, matrices) are
+        not written into the JSON: they go to an ``.npz`` file beside it (``<label>.tokembed.npz``), written first
+        and deterministically, whose name and SHA-256 the JSON records; :meth:`load` checks both.
+
+        Raises
+        ------
+        NotFittedError
+            If the component is not fitted.
+        TokembedError
+            If a float array of the state holds NaN or infinity (nothing is written).
+        """
+        data = self.to_dict()
+        state = data["state"]
+        arrays = {k: v for k, v in state.items() if isinstance(v, np.ndarray)}
+        if not arrays:
+            return atomic_write_json(path, data)
+        for key, arr in arrays.items():
+            if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+                raise TokembedError(f"{self.name}: the fitted {key} holds NaN or infinity; nothing was saved")
+        side = arrays_path(path)
+        blob = npz_bytes(arrays)
+        atomic_write_bytes(side, blob)
+        data["state"] = {k: v for k, v in state.items() if k not in arrays}
+        data["arrays"] = {"file": side.name, "names": list(arrays), "sha256": hashlib.sha256(blob).hexdigest()}
+        return atomic_write_json(path, data)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "<dict>") -> "Component":
+        """Rebuild a component from :meth:`to_dict` data; raises :class:`ArtifactError` when it does not fit."""
+        if not isinstance(data, dict) or data.get("format") != ARTIFACT_FORMAT:
+            raise ArtifactError(f"{source}: not a tokembed artifact (no \"format\": \"{ARTIFACT_FORMAT}\")")
+        version = data.get("format_version")
+        if version != ARTIFACT_VERSION:
+            raise ArtifactError(
+                f"{source}: artifact format version {version!r}; this tokembed reads version {ARTIFACT_VERSION}"
+            )
+        if data.get("kind") != cls.kind or (cls.name and data.get("type") != cls.name):
+            raise ArtifactError(
+                f"{source}: holds a {data.get('kind')} of type {data.get('type')!r}, "
+                f"not a {cls.kind} of type {cls.name!r}; use tokembed.load() to dispatch on the type"
+            )
+        params, state = data.get("params"), data.get("state")
+        if not isinstance(params, dict) or not isinstance(state, dict):
+            raise ArtifactError(f"{source}: \"params\" and \"state\" must be objects")
+        try:
+            obj = cls(**params)
+        except TypeError as exc:
+            raise ArtifactError(f"{source}: parameters do not match {cls.__name__}: {exc}") from None
+        try:
+            obj._set_state(state)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            if isinstance(exc, TokembedError):
+                raise
+            raise ArtifactError(f"{source}: broken {cls.name} state: {type(exc).__name__}: {exc}") from None
+        return obj
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Component":
+        """Load a component saved by :meth:`save`.
+
+        Raises
+        ------
+        ArtifactError
+            If the file is missing, not JSON, truncated, of another component type, or of an unknown version.
+        """
+        return cls.from_dict(read_artifact(path), source=str(path))
+
+
+def arrays_path(path: str | os.PathLike) -> Path:
+    """The ``.npz`` file that holds the arrays of the artifact ``path``: ``x.tokembed.json`` -> ``x.tokembed.npz``
+    (any other name gets ``.npz`` appended)."""
+    p = Path(path)
+    return p.with_suffix(".npz") if p.suffix == ".json" else p.with_name(p.name + ".npz")
+
+
+def read_artifact(path: str | os.PathLike) -> Any:
+    """The data :meth:`Component.save` wrote to ``path``, the arrays of its ``.npz`` file back in ``"state"``.
+
+    Raises
+    ------
+    ArtifactError
+        If the JSON is missing or broken, or its ``.npz`` file is missing, broken or not the one written with it
+        (its SHA-256 differs).
+    """
+    data = read_json(path)
+    if not isinstance(data, dict) or "arrays" not in data:
+        return data
+    ref = data.pop("arrays")
+    if not (isinstance(ref, dict) and isinstance(ref.get("file"), str) and isinstance(ref.get("sha256"), str)
+            and isinstance(data.get("state"), dict)):
+        raise ArtifactError(f"{path}: broken \"arrays\" entry (it needs \"file\" and \"sha256\")")
+    side = Path(path).with_name(Path(ref["file"]).name)
+    try:
+        blob = side.read_bytes()
+    except OSError as exc:
+        raise ArtifactError(f"{path}: its arrays file {side} cannot be read ({exc.strerror or exc}); keep the two "
+                            "files together") from None
+    if hashlib.sha256(blob).hexdigest() != ref["sha256"]:
+        raise ArtifactError(f"{path}: its arrays file {side} is not the one saved with it (SHA-256 differs)")
+    data["state"].update(read_npz(io.BytesIO(blob), what=f"arrays file {side}"))
+    return data
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # arrays and the like
+        return False

@@ -1,0 +1,48 @@
+"""The vectorizer base class: token sequences, documents or a matrix -> a matrix."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from .base import Component
+
+__all__ = ["Vectorizer"]
+
+
+class Vectorizer(Component):
+    """Token sequences, raw documents or a matrix -> a matrix (``scipy.sparse`` CSR or dense float array).
+
+    ``fit(X)`` / ``transform(X)`` / ``fit_transform(X)`` follow scikit-learn. ``X`` is one of:
+
+    - :class:`~tokembed.sequences.TokenSequences`: a tokenizer's ids per document (the fast path: no strings);
+    - an iterable of token lists (``[["the", "whale"], ...]``), packed with
+      :func:`~tokembed.sequences.as_token_sequences`;
+    - a list of raw documents (``list[str]``), for a vectorizer that has a pre-tokenizer of its own;
+    - a matrix (``scipy.sparse`` or ndarray), for a vectorizer that consumes another's output (truncated SVD).
+
+    ``output_rows`` says what the rows of ``transform``'s result are, which the runner and the contract suite read.
+    A vectorizer whose statistics merge also implements ``partial_fit(X) -> self``.
+    """
+
+    kind: ClassVar[str] = "vectorizer"
+    #: What one row of ``transform(X)`` stands for: ``"documents"`` (one row per document of ``X``, as
+    #: scikit-learn's vectorizers), ``"tokens"`` (one row per token of ``X``, documents one after the other: a
+    #: one-hot encoding) or ``"vocabulary"`` (a square (V, V) matrix over ``get_feature_names_out()``: a word-word
+    #: co-occurrence matrix).
+    output_rows: ClassVar[Literal["documents", "tokens", "vocabulary"]] = "documents"
+
+    def fit(self, X: Any) -> "Vectorizer":
+        raise NotImplementedError
+
+    def transform(self, X: Any) -> Any:
+        raise NotImplementedError
+
+    def fit_transform(self, X: Any) -> Any:
+        """``fit(X)`` then ``transform(X)``; subclasses may override with a single pass."""
+        return self.fit(X).transform(X)
+
+    def get_feature_names_out(self) -> np.ndarray:
+        """The name of each output column, an ndarray of str of shape (n_features,)."""
+        raise NotImplementedError

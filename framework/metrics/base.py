@@ -1,0 +1,218 @@
+"""The tokenizer-metric contract: :class:`Metric`, :class:`ParallelMetric` and the counts every metric shares
+(:class:`PassStats`), with the helpers that present values.
+
+How metrics are computed (one shared encoding pass) is :mod:`tokembed.metrics.run`; the built-in metrics are
+:mod:`tokembed.metrics.builtin`; :func:`tokembed.testing.check_metric` checks a class against this contract.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..encoding import Encoding
+
+__all__ = ["Metric", "ParallelMetric", "PassStats", "clean_value", "format_value", "UNSPACED_SCRIPTS", "SCOPES",
+           "NAME_PATTERN"]
+
+#: Scripts written without spaces between words. When their letters are more than half of a corpus's letters, the
+#: whitespace-word metrics (fertility, continued words) are not defined for it and are reported as n/a.
+UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
+
+SCOPES = ("corpus", "parallel")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the contract
+# ---------------------------------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the contract
+# ---------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PassStats:
+    """Counts shared by every metric, over the documents of one encoding pass.
+
+    Attributes
+    ----------
+    documents : int
+        Documents encoded.
+    characters : int
+        Unicode code points (``len(doc)`` summed).
+    bytes : int
+        UTF-8 bytes (lone surrogates encoded with ``surrogatepass``).
+    words : int
+        Whitespace-separated words (``len(doc.split())`` summed).
+    tokens : int
+        Tokens produced (no special token added: documents are encoded with ``add_special_tokens=False``).
+    letters : int
+        Letters (Unicode category L).
+    unspaced_letters : int
+        Letters of the scripts in :data:`UNSPACED_SCRIPTS`.
+    seconds : float
+        Wall time spent inside ``encode_batch`` during the pass, in seconds.
+    """
+
+    documents: int = 0
+    characters: int = 0
+    bytes: int = 0
+    words: int = 0
+    tokens: int = 0
+    letters: int = 0
+    unspaced_letters: int = 0
+    seconds: float = 0.0
+
+    @property
+    def has_words(self) -> bool:
+        """True when whitespace words are meaningful: some word, and at most half the letters in unspaced scripts."""
+        return self.words > 0 and 2 * self.unspaced_letters <= self.letters
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counts (``seconds`` left out: it is a timing figure)."""
+        out = asdict(self)
+        del out["seconds"]
+        return out
+
+
+class Metric:
+    """Base class of a tokenizer metric: an accumulator over the encodings of one corpus.
+
+    A subclass sets the class attributes below, then implements :meth:`update` (called once per document with its
+    encoding) and :meth:`result`. An instance is built per (tokenizer, corpus) as ``cls(tokenizer)``; a subclass that
+    overrides ``__init__`` calls ``super().__init__(tokenizer)``.
+
+    Attributes
+    ----------
+    name : str
+        Unique key (``[a-z][a-z0-9_]*``), the column name in JSON and CSV.
+    label : str
+        Short column header for tables (default: ``name``).
+    unit : str
+        Unit of the value (``"tokens / word"``, ``"share of tokens"``, ``"MB/s"``).
+    definition : str
+        One or two sentences: exactly what is computed.
+    source : str
+        The paper or reference implementation the metric follows (or "tokembed" for a plain count).
+    higher_is_better : bool or None
+        Which way is better, for highlighting the best value; None when neither is (vocabulary size).
+    display : str
+        Format spec for tables (``",d"``, ``".3f"``, ``".2%"``); booleans print as yes/no, None as n/a.
+    scope : {"corpus", "parallel"}
+        ``"parallel"`` only for :class:`ParallelMetric`.
+    timing : bool
+        The value depends on wall time (left out of outputs that must be identical across runs).
+    repeat : bool
+        The metric needs a second, independent encoding pass (:meth:`update_repeat`).
+    """
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    unit: ClassVar[str] = ""
+    definition: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    higher_is_better: ClassVar[bool | None] = None
+    display: ClassVar[str] = ".3f"
+    scope: ClassVar[str] = "corpus"
+    timing: ClassVar[bool] = False
+    repeat: ClassVar[bool] = False
+
+    def __init__(self, tokenizer: Any):
+        self.tokenizer = tokenizer
+
+    def update(self, doc: str, encoding: Encoding) -> None:
+        """Take one document and its encoding (``add_special_tokens=False``). The default ignores them."""
+
+    def update_repeat(self, doc: str, encoding: Encoding) -> None:
+        """Take one document of the second pass (only called when ``repeat`` is True)."""
+
+    def result(self, stats: PassStats) -> Any:
+        """The value: a float, an int, a bool, or None when the metric is not defined for this corpus."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement result()")
+
+    def extras(self) -> dict[str, Any]:
+        """JSON-able details kept beside the value in the comparison's JSON (default: none)."""
+        return {}
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        """The metric's metadata as a JSON-able dict."""
+        return {
+            "name": cls.name,
+            "label": cls.label or cls.name,
+            "unit": cls.unit,
+            "definition": cls.definition,
+            "source": cls.source,
+            "higher_is_better": cls.higher_is_better,
+            "display": cls.display,
+            "scope": cls.scope,
+            "timing": cls.timing,
+        }
+
+
+class ParallelMetric(Metric):
+    """A metric over a parallel set: aligned documents (chapters) in several languages, one reference language.
+
+    Each language is encoded as a corpus (``update`` sees its documents in order); :meth:`result` returns None, and
+    :meth:`combine` receives the finished accumulators of all languages and returns one value per language.
+    """
+
+    scope: ClassVar[str] = "parallel"
+
+    def result(self, stats: PassStats) -> Any:
+        return None
+
+    @classmethod
+    def combine(cls, runs: dict[str, "ParallelMetric"], reference: str) -> dict[str, Any]:
+        """Values per language, from the accumulators ``runs`` (language -> accumulator) of one tokenizer."""
+        raise NotImplementedError(f"{cls.__name__} does not implement combine()")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one encoding pass feeds every metric
+# ---------------------------------------------------------------------------------------------------------------
+def clean_value(value: Any, digits: int = 6) -> Any:
+    """A JSON-stable value: numpy scalars to Python, floats rounded, NaN and infinities to None."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value) + 0.0  # + 0.0 turns -0.0 into 0.0
+        return round(value, digits) + 0.0 if math.isfinite(value) else None
+    raise TypeError(f"a metric value must be a number, a bool or None, got {type(value).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# presentation
+# ---------------------------------------------------------------------------------------------------------------
+def _formats(value: Any, spec: str) -> bool:
+    try:
+        format(value, spec)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def format_value(value: Any, display: str = ".3f") -> str:
+    """A value as tables print it: n/a for None, yes/no for booleans, else ``format(value, display)``."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    try:
+        return format(value, display)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the metric contract, for tokembed's tests and third-party plugins
+# ---------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""The metric contract as a check, for tokembed's own metrics and third parties' (:func:`check_metric`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..metrics.base import NAME_PATTERN, SCOPES, Metric, ParallelMetric, _formats, clean_value
+from ..metrics.run import MetricRun, _who, iter_chunks
+from .samples import sample_corpus, sample_texts
+
+__all__ = ["check_metric"]
+
+
+def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Sequence[str] | None = None) -> None:
+    """Check that a metric class keeps the contract; raise one ``AssertionError`` listing every problem.
+
+    The rules: ``name`` matches ``[a-z][a-z0-9_]*``; ``unit``, ``definition`` and ``source`` are non-empty strings;
+    ``higher_is_better`` is True, False or None; ``scope`` is ``corpus`` or ``parallel`` (and ``parallel`` exactly
+    for :class:`ParallelMetric` subclasses); ``display`` formats a number; on each tokenizer the value is None, a
+    bool, an int or a finite float, the same on a second run (unless ``timing``), the extras are JSON-able, and an
+    empty corpus gives a value without raising; a parallel metric's ``combine`` gives one JSON value per language.
+
+    Parameters
+    ----------
+    cls : type
+        The metric class.
+    tokenizers : sequence of fitted tokenizers, optional
+        Default: the built-in character and word tokenizers fitted on :func:`tokembed.testing.sample_corpus`.
+    docs : sequence of str, optional
+        Default: :func:`tokembed.testing.sample_texts` (paragraphs and edge cases: empty, CJK, emoji, ...).
+    """
+    import json
+
+    problems: list[str] = []
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise AssertionError(f"{cls!r} is not a subclass of tokembed.metrics.Metric")
+    if not isinstance(cls.name, str) or not NAME_PATTERN.match(cls.name):
+        problems.append(f"name {cls.name!r} must match [a-z][a-z0-9_]*")
+    for attr in ("unit", "definition", "source"):
+        if not isinstance(getattr(cls, attr), str) or not getattr(cls, attr).strip():
+            problems.append(f"{attr} must be a non-empty string (docs and reports show it)")
+    if not (cls.higher_is_better is None or isinstance(cls.higher_is_better, bool)):
+        problems.append(f"higher_is_better must be True, False or None, got {cls.higher_is_better!r}")
+    if cls.scope not in SCOPES:
+        problems.append(f"scope must be one of {SCOPES}, got {cls.scope!r}")
+    elif (cls.scope == "parallel") != issubclass(cls, ParallelMetric):
+        problems.append("scope 'parallel' is for ParallelMetric subclasses only, and they must keep it")
+    if not any(_formats(x, cls.display) for x in (1, 1.5)):
+        problems.append(f"display {cls.display!r} is not a format spec for numbers")
+    if problems:
+        raise AssertionError(f"{_who(cls)} breaks the metric contract:\n" + "\n".join(problems))
+
+    if tokenizers is None:
+        from ..registry import build_registry
+
+        reg = build_registry(autoload=False)
+        corpus = sample_corpus(8_000)
+        tokenizers = [reg.get("tokenizer", "char")().fit(corpus),
+                      reg.get("tokenizer", "word")(min_frequency=2).fit(corpus)]
+    if docs is None:
+        docs = sample_texts()
+    docs = list(docs)
+
+    def evaluate(tok: Any, texts: list[str]) -> tuple[Any, dict, MetricRun]:
+        run = MetricRun(tok, [cls])
+        for chunk in iter_chunks(texts):
+            run.feed(chunk)
+        if run.needs_repeat:
+            run.feed_repeat(texts)
+        return run.results()[cls.name], run.extras(), run
+
+    def ok_value(v: Any) -> bool:
+        return v is None or isinstance(v, (bool, int)) or (isinstance(v, float) and math.isfinite(v))
+
+    for tok in tokenizers:
+        where = f"on {type(tok).__name__}"
+        try:
+            value, extras, run = evaluate(tok, docs)
+            again, _, run2 = evaluate(tok, docs)
+            empty, _, _ = evaluate(tok, [])
+        except Exception as exc:  # noqa: BLE001 - reported with the others
+            problems.append(f"{where}: raised {type(exc).__name__}: {exc}")
+            continue
+        if not ok_value(value):
+            problems.append(f"{where}: value {value!r} is not None, bool, int or a finite float")
+        if not cls.timing and value != again:
+            problems.append(f"{where}: two runs gave {value!r} and {again!r} (set timing = True if it is timed)")
+        if not ok_value(empty):
+            problems.append(f"{where}: on an empty corpus gave {empty!r}")
+        try:
+            json.dumps(extras, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{where}: extras are not JSON-able: {exc}")
+        if cls.scope == "parallel":
+            try:
+                combined = cls.combine({"xx": run.metrics[cls.name], "yy": run2.metrics[cls.name]}, "xx")
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"{where}: combine raised {type(exc).__name__}: {exc}")
+                continue
+            if not isinstance(combined, dict) or set(combined) != {"xx", "yy"}:
+                problems.append(f"{where}: combine must return one value per language, got {combined!r}")
+            elif not all(ok_value(clean_value(v)) for v in combined.values()):
+                problems.append(f"{where}: combine gave non-JSON values {combined!r}")
+    if problems:
+        raise AssertionError(f"{_who(cls)} breaks the metric contract:\n" + "\n".join(problems))
