@@ -23,7 +23,8 @@ from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 from .errors import CorpusError, CorpusReadError, TokembedError
 from .io import RUN_MARKER
 
-__all__ = ["Corpus", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus", "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
+__all__ = ["Corpus", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus", "open_parallel",
+           "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
 
 #: Bundled texts: name -> (file inside the package, one-line description).
 BUILTIN_TEXTS: dict[str, tuple[str, str]] = {
@@ -502,3 +503,16 @@ def open_corpus(spec: Any) -> Any:
                     break
         return out
     return corpus
+
+
+def open_parallel(spec: Any) -> ParallelSet:
+    """The chapters of a recipe's parallel-set spec (a :class:`tokembed.recipe.ParallelSpec`) as a
+    :class:`ParallelSet`: each chapter file is one document.
+
+    Raises
+    ------
+    CorpusError
+        If a chapter cannot be read or decoded.
+    """
+    texts = {lang: [read_text(spec.root / lang / ch, spec.errors) for ch in spec.chapters] for lang in spec.languages}
+    return ParallelSet(texts, spec.reference, spec.name)

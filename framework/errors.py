@@ -6,12 +6,15 @@ message and exits with status 2; any other exception is a bug and shows a traceb
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 __all__ = [
     "VocabularySizeWarning",
     "SpecialTokenInCorpusWarning",
     "CorpusReadError",
     "TokembedError",
     "RecipeError",
+    "Problem",
     "UnknownComponentError",
     "PluginError",
     "NotFittedError",
@@ -27,17 +30,63 @@ class TokembedError(Exception):
     """Base class of every error tokembed raises on bad input, bad configuration or a broken plugin."""
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a recipe, as data.
+
+    Attributes
+    ----------
+    message : str
+        What is wrong (and, where it can, what to do).
+    file : str or None
+        The recipe file (or ``<string>``); None for a problem that is not located in a file.
+    line, column : int or None
+        1-based position of the offending value in ``file``.
+    path : str
+        The dotted path of the value (``tokenizers.bpe8k.vocab_size``); empty for the whole recipe.
+    origin : str or None
+        ``--set PATH=VALUE`` when the value came from a command-line override (then it has no line).
+
+    ``str(problem)`` is the line the CLI prints: ``FILE:LINE:COL: dotted.path: message`` (``--set PATH=VALUE:
+    dotted.path: message`` for an override).
+    """
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    path: str = ""
+    origin: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``FILE:LINE:COL``, ``--set PATH=VALUE``, ``FILE``, or empty."""
+        if self.origin is not None:
+            return self.origin
+        if self.file is None:
+            return ""
+        if self.line is None:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.where, self.path) if p]
+        return ": ".join([*parts, self.message])
+
+
 class RecipeError(TokembedError, ValueError):
     """A recipe is invalid.
 
-    ``problems`` holds one ``FILE:LINE:COL: dotted.path: message`` line per problem; ``str(err)`` joins them.
+    ``problems`` holds one :class:`Problem` per problem (file, line, column, dotted path, message); ``str(err)`` is
+    their lines (``FILE:LINE:COL: dotted.path: message``) joined by newlines. A plain string given instead of
+    problems becomes one :class:`Problem` holding it as its message.
     """
 
-    def __init__(self, problems: list[str] | str):
-        if isinstance(problems, str):
+    def __init__(self, problems: "list[Problem | str] | Problem | str"):
+        if isinstance(problems, (str, Problem)):
             problems = [problems]
-        self.problems: list[str] = list(problems)
-        super().__init__("\n".join(self.problems))
+        self.problems: list[Problem] = [p if isinstance(p, Problem) else Problem(str(p)) for p in problems]
+        super().__init__("\n".join(map(str, self.problems)))
 
 
 class UnknownComponentError(TokembedError, KeyError):

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..corpus import open_corpus
+from ..corpus import open_corpus, open_parallel
 from ..errors import CorpusError, RecipeError, TokembedError
 from ..io import atomic_write_json, atomic_write_text
+from ..recipe.load import load_tokenizer
 from ..recipe.specs import ComponentSpec
 from ..runs import RunFolder, stage, yaml_dump
 
@@ -166,9 +167,9 @@ def run_comparison(
     # Recipe passed in whose tokenizers were handed over already is read again here, failing before any work.
     loaded_tokenizers: dict[str, Any] = {}
     for item in spec.loaded:
-        tok = item.build()
+        tok, seconds = load_tokenizer(item, loaded.kept)
         step = f"load {item.label}"
-        timings[step] = {"seconds": round(item.read_seconds or 0.0, 4)}
+        timings[step] = {"seconds": round(seconds, 4)}
         loaded_tokenizers[item.label] = tok
         _say(quiet, f"loaded {item.label} ({item.type}): {tok.get_vocab_size():,} entries in "
                     f"{timings[step]['seconds']:.2f} s")
@@ -203,7 +204,7 @@ def run_comparison(
         from .engine import compare_tokenizers
 
         corpora = {name: open_corpus(c) for name, c in spec.corpora.items()}
-        parallel = timed("read parallel set", spec.parallel.read) if spec.parallel is not None else None
+        parallel = timed("read parallel set", lambda: open_parallel(spec.parallel)) if spec.parallel is not None else None
         n_tok, n_corp = len(tokenizers), len(corpora) + (len(parallel.texts) if parallel else 0)
         _say(quiet, f"comparing {n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} "
                     f"corp{'ora' if n_corp != 1 else 'us'} ...")

@@ -15,6 +15,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import TokembedError, UnknownComponentError
 from .compare import check_compare, trained_labels
+from .context import Context
 from .corpus import check_corpus
 from .evaluate import check_evaluate
 from .nodes import (
@@ -65,6 +66,7 @@ class _Checker:
         self.base_dir = base_dir
         self.registry = registry
         self.problems = problems
+        self.ctx = Context(problems, registry, base_dir, stage=self.stage)
         self.valid: set[tuple[str, str]] = set()  # (section, label) of stages without problems
         self.nodes: dict[tuple[str, str], dict[str, Node]] = {}  # (section, label) -> field/param -> value node
 
@@ -96,18 +98,18 @@ class _Checker:
                 self.problems.add(knode, key, f"unknown section.{did_you_mean(key, TOP_KEYS)} "
                                               f"Sections: {', '.join(TOP_KEYS)}")
         comparing = "compare" in top
-        compare = check_compare(self, top["compare"][1]) if comparing else None
+        compare = check_compare(self.ctx, top["compare"][1]) if comparing else None
         if comparing:
             for key in SECTIONS:
                 if key in top and not _is_empty(top[key][1]):
                     self.problems.add(top[key][0], key, "a compare recipe has no tokenizers:, vectorizers: or "
                                                         "embedders: (tokembed compare reads compare: only); list the "
                                                         "tokenizers to train under compare.tokenizers")
-        evaluate = check_evaluate(top["evaluate"][1], self.problems, self.base_dir) if "evaluate" in top else None
+        evaluate = check_evaluate(self.ctx, top["evaluate"][1]) if "evaluate" in top else None
         evaluate_only = "evaluate" in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS)
         corpus = None
         if "corpus" in top:
-            corpus = check_corpus(top["corpus"][1], self.problems, self.base_dir, limits=comparing)
+            corpus = check_corpus(self.ctx, top["corpus"][1], limits=comparing)
         elif not comparing and not evaluate_only:
             self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
                                               "or {dataset: NAME}")
@@ -136,7 +138,7 @@ class _Checker:
         if self.problems or (corpus is None and compare is None and not evaluate_only):
             return None
         return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare,
-                      evaluate)
+                      evaluate, kept=self.ctx.kept)
 
     # -- tokenizers: and embedders: -----------------------------------------------------------------------------
     def labelled(self, section: str, node: Node) -> tuple[ComponentSpec, ...]:

@@ -15,6 +15,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import UnknownComponentError
 from ..corpus import spread
+from .context import Context
 from .corpus import check_corpus, dataset_location
 from .load import check_load
 from .nodes import (
@@ -64,11 +65,11 @@ def trained_labels(node: Node) -> list[str]:
 
 
 class _CompareChecker:
-    def __init__(self, checker: Any):
-        self.checker = checker  # the recipe's _Checker: problems, registry, base_dir, stage()
-        self.problems: Problems = checker.problems
-        self.registry = checker.registry
-        self.base_dir: Path = checker.base_dir
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.problems: Problems = ctx.problems
+        self.registry = ctx.registry
+        self.base_dir: Path = ctx.base_dir
 
     # -- the section --------------------------------------------------------------------------------------------
     def section(self, node: Node) -> CompareSpec | None:
@@ -135,10 +136,10 @@ class _CompareChecker:
                 ok = False
                 continue
             if isinstance(vnode, MappingNode) and any(k == "load" for k, _, _ in mapping_items(vnode)):
-                spec: Any = check_load(self.problems, self.registry, self.base_dir, label, vnode, lpath)
+                spec: Any = check_load(self.ctx, label, vnode, lpath)
             else:
                 before = len(self.problems)
-                spec = self.checker.stage("tokenizer", path, label, vnode, lpath)
+                spec = self.ctx.stage("tokenizer", path, label, vnode, lpath)
                 spec = spec if len(self.problems) == before else None
             if spec is None:
                 ok = False
@@ -156,7 +157,7 @@ class _CompareChecker:
         out: dict[str, CorpusSpec] = {}
         keys: dict[str, Node] = {}
         for name, knode, vnode in mapping_items(node):
-            spec = check_corpus(vnode, self.problems, self.base_dir, join_path(path, name), limits=True)
+            spec = check_corpus(self.ctx, vnode, join_path(path, name), limits=True)
             keys[name] = knode
             if spec is not None:
                 out[name] = spec
@@ -333,7 +334,6 @@ def _few(names: list[str], n: int = 3) -> str:
     return ", ".join(names[:n]) + (f", ... {len(names) - n} more" if len(names) > n else "")
 
 
-def check_compare(checker: Any, node: Node) -> CompareSpec | None:
-    """Check the ``compare:`` section with the recipe's checker (its problems, registry and folder); return the
-    :class:`CompareSpec`, or None after recording every problem."""
-    return _CompareChecker(checker).section(node)
+def check_compare(ctx: Context, node: Node) -> CompareSpec | None:
+    """Check the ``compare:`` section; return the :class:`CompareSpec`, or None after recording every problem."""
+    return _CompareChecker(ctx).section(node)

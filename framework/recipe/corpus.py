@@ -14,6 +14,7 @@ from yaml.nodes import MappingNode, Node
 
 from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names
 from ..errors import TokembedError
+from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
 from .params import INVALID, Constraint, coerce
 from .specs import CorpusSpec
@@ -45,14 +46,14 @@ def _from_override(node: Node) -> bool:
     return getattr(node, "tokembed_origin", None) is not None
 
 
-def check_corpus(node: Node, problems: Problems, base_dir: Path, where: str = "corpus",
-                 limits: bool = False) -> CorpusSpec | None:
+def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool = False) -> CorpusSpec | None:
     """The ``corpus:`` mapping (or another corpus mapping, at the dotted path ``where``) as a :class:`CorpusSpec`,
     or None after recording its problems.
 
     A relative ``path:`` is resolved against ``base_dir`` (the recipe's folder), or against the current directory
     when the value comes from ``--set``. ``limits``: accept :data:`CORPUS_LIMITS` (the corpora of a compare recipe).
     """
+    problems, base_dir = ctx.problems, ctx.base_dir
     if not isinstance(node, MappingNode):
         problems.add(node, where, "expected a mapping: {builtin: NAME}, {path: FILE_OR_GLOB} or "
                                   f"{{dataset: NAME}}, got {describe_node(node)}")

@@ -29,6 +29,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..errors import TokembedError
 from .corpus import dataset_location
+from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
 from .params import INVALID, Constraint, coerce
 
@@ -320,8 +321,9 @@ def _folder_problem(folder: Path) -> str | None:
     return None
 
 
-def check_evaluate(node: Node, problems: Problems, base_dir: Path) -> EvaluateSpec | None:
+def check_evaluate(ctx: Context, node: Node) -> EvaluateSpec | None:
     """The ``evaluate:`` section as an :class:`EvaluateSpec`, or None after recording its problems."""
+    problems, base_dir = ctx.problems, ctx.base_dir
     path = "evaluate"
     if isinstance(node, SequenceNode):
         sets = _sets(node, path, problems)

@@ -11,16 +11,19 @@ the other problems before any training, and the tokenizer read is kept for the r
 
 from __future__ import annotations
 
+import time
+
 import types
 from pathlib import Path
 from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node
 
-from ..errors import TokembedError, UnknownComponentError
+from ..errors import ArtifactError, TokembedError, UnknownComponentError
 from .corpus import dataset_location
-from .nodes import Problems, did_you_mean, join_path, mapping_items
-from .params import INVALID, REQUIRED, class_params, coerce, describe, method_params
+from .nodes import did_you_mean, join_path, mapping_items
+from .context import Context
+from .params import ANY, INVALID, REQUIRED, class_params, coerce, describe, method_params, thaw
 from .specs import LoadSpec
 
 __all__ = ["LOAD_KEYS", "LOADERS", "check_load"]
@@ -42,19 +45,79 @@ def _from_override(node: Node) -> bool:
     return getattr(node, "tokembed_origin", None) is not None
 
 
-def check_load(problems: Problems, registry: Any, base_dir: Path, label: str, node: MappingNode,
-               path: str) -> LoadSpec | None:
+def check_load(ctx: Context, label: str, node: MappingNode, path: str) -> LoadSpec | None:
     """The ``{load: ...}`` stage ``node`` (at dotted ``path``) as a :class:`LoadSpec`, or None after recording its
-    problems. Relative paths are relative to ``base_dir`` (the recipe's folder), or to the current directory for a
-    ``--set`` value."""
-    return _LoadChecker(problems, registry, base_dir).stage(label, node, path)
+    problems. Relative paths are relative to the recipe's folder, or to the current directory for a ``--set``
+    value. The file is read now, and the tokenizer kept in ``ctx.kept`` for the run."""
+    return _LoadChecker(ctx).stage(label, node, path)
+
+
+def read_tokenizer(spec: LoadSpec) -> Any:
+    """Read the tokenizer a ``{load:}`` stage names: ``cls.load(path)`` for a tokembed file, else
+    ``cls.<loader>(str(path), **params)``.
+
+    Returns
+    -------
+    Tokenizer
+        Fitted (ready to encode).
+
+    Raises
+    ------
+    TokembedError
+        The reader's own error, unchanged (``ArtifactError`` for a malformed file, naming the file and line).
+    ArtifactError
+        Any other exception of the reader, wrapped: ``Class.loader('PATH') failed: ValueError: ...``. Neither
+        names the recipe (see :func:`load_tokenizer`).
+    """
+    kwargs: dict[str, Any] = {}
+    if spec.format != "tokembed":
+        schema, _, _ = method_params(spec.cls, spec.loader)
+        init, _ = class_params(spec.cls)
+        kwargs = {k: thaw(v, schema[k].hint if k in schema else init[k].hint if k in init else ANY)
+                  for k, v in spec.params.items()}
+    try:
+        if spec.format == "tokembed":
+            return spec.cls.load(spec.path)
+        return getattr(spec.cls, spec.loader)(str(spec.path), **kwargs)
+    except TokembedError:
+        raise
+    except Exception as exc:
+        what = f"{spec.cls.__qualname__}.{spec.loader}({str(spec.path)!r})"
+        raise ArtifactError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def load_tokenizer(spec: LoadSpec, kept: dict[str, tuple[Any, float]] | None = None) -> tuple[Any, float]:
+    """The tokenizer of a ``{load:}`` stage and the seconds its reading took: the one the recipe check read and kept
+    (``kept``, usually ``recipe.kept``; handed over once), else read from the file now.
+
+    Raises
+    ------
+    TokembedError
+        As :func:`read_tokenizer`, its message prefixed with the stage: ``FILE:LINE:COL:
+        compare.tokenizers.LABEL: ...`` (the same class when it can be built from a message, else
+        ``ArtifactError``).
+    """
+    if kept is not None and spec.label in kept:
+        return kept.pop(spec.label)
+    started = time.perf_counter()
+    try:
+        tok = read_tokenizer(spec)
+    except TokembedError as exc:
+        message = f"{spec.location}: compare.tokenizers.{spec.label}: {exc}"
+        try:
+            located = type(exc)(message)
+        except Exception:  # an error class whose constructor takes something else than a message
+            located = ArtifactError(message)
+        raise located from exc
+    return tok, time.perf_counter() - started
 
 
 class _LoadChecker:
-    def __init__(self, problems: Problems, registry: Any, base_dir: Path):
-        self.problems = problems
-        self.registry = registry
-        self.base_dir = base_dir
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.problems = ctx.problems
+        self.registry = ctx.registry
+        self.base_dir = ctx.base_dir
 
     def stage(self, label: str, node: MappingNode, path: str) -> LoadSpec | None:
         before = len(self.problems)
@@ -132,11 +195,13 @@ class _LoadChecker:
     def read(self, spec: LoadSpec, node: MappingNode, path: str) -> LoadSpec | None:
         """Read the file now (a tokenizer file is cheap to read, and a run would read it anyway), keeping the
         tokenizer for the run; a file its reader rejects is a problem of the stage, found before any training."""
+        started = time.perf_counter()
         try:
-            spec.read(keep=True)
+            tok = read_tokenizer(spec)
         except TokembedError as exc:
             self.problems.add(node, path, str(exc))
             return None
+        self.ctx.kept[spec.label] = (tok, time.perf_counter() - started)
         return spec
 
     def source(self, node: Node, path: str) -> tuple[Literal["path", "dataset"], str, Path] | None:

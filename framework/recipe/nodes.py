@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..errors import RecipeError
+from ..errors import Problem, RecipeError
 
 __all__ = [
     "Problems",
@@ -80,15 +79,6 @@ def is_plain(node: ScalarNode) -> bool:
 
 
 # -- problems -----------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Problem:
-    where: str
-    path: str
-    message: str
-    key: tuple
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.path}: {self.message}" if self.path else f"{self.where}: {self.message}"
 
 
 class Problems:
@@ -101,7 +91,7 @@ class Problems:
 
     def __init__(self, source: str):
         self.source = source
-        self._items: list[_Problem] = []
+        self._items: list[tuple[tuple, Problem]] = []
 
     def where(self, node: Node | None) -> str:
         """``FILE:LINE:COL`` of ``node`` (1-based), ``--set ...`` for override nodes, ``FILE`` without a node."""
@@ -119,13 +109,18 @@ class Problems:
         if note:
             message = f"{message} ({note})"
         n = len(self._items)
+        origin = getattr(node, _ORIGIN, None) if node is not None else None
         if node is None:
             key: tuple = (0, 0, 0, n)
-        elif getattr(node, _ORIGIN, None) is not None:
+            problem = Problem(message, self.source, path=path)
+        elif origin is not None:
             key = (2, 0, 0, n)
+            problem = Problem(message, self.source, path=path, origin=origin)
         else:
-            key = (1, node.start_mark.line, node.start_mark.column, n)
-        self._items.append(_Problem(self.where(node), path, message, key))
+            mark = node.start_mark
+            key = (1, mark.line, mark.column, n)
+            problem = Problem(message, self.source, mark.line + 1, mark.column + 1, path)
+        self._items.append((key, problem))
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -133,19 +128,22 @@ class Problems:
     def __len__(self) -> int:
         return len(self._items)
 
-    def lines(self) -> list[str]:
-        """The problems as lines, duplicates dropped, file problems by position, then override problems."""
-        out: list[str] = []
-        for p in sorted(self._items, key=lambda p: p.key):
-            line = str(p)
-            if line not in out:
-                out.append(line)
+    def sorted(self) -> list[Problem]:
+        """The problems, duplicates dropped, file problems by position, then override problems in the order found."""
+        out: list[Problem] = []
+        for _, p in sorted(self._items, key=lambda item: item[0]):
+            if p not in out:
+                out.append(p)
         return out
+
+    def lines(self) -> list[str]:
+        """:meth:`sorted` as lines (``FILE:LINE:COL: dotted.path: message``)."""
+        return [str(p) for p in self.sorted()]
 
     def raise_if_any(self) -> None:
         """Raise :class:`RecipeError` with every problem if there is at least one."""
         if self._items:
-            raise RecipeError(self.lines())
+            raise RecipeError(self.sorted())
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

@@ -5,15 +5,14 @@ Import these from :mod:`tokembed.recipe`; this module only keeps ``recipe.py`` s
 
 from __future__ import annotations
 
-import time
 import types
 from dataclasses import dataclass
 from dataclasses import field as _field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from ..errors import ArtifactError, RecipeError, TokembedError
-from .params import ANY, class_params, method_params, plain_data, thaw
+from ..errors import RecipeError
+from .params import class_params, plain_data, thaw
 
 __all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "LoadSpec", "ParallelSpec", "CompareSpec",
            "Recipe", "SECTIONS"]
@@ -253,9 +252,9 @@ class LoadSpec:
 
     Notes
     -----
-    The recipe check reads the file (:meth:`read` with ``keep=True``), so that a file the reader rejects is a
-    recipe problem found before any training, and keeps what it read for the next :meth:`build`: a run reads each
-    file once. :attr:`read_seconds` says how long the last reading took.
+    The recipe check reads the file (:func:`tokembed.recipe.load.read_tokenizer`), so that a file the reader
+    rejects is a recipe problem found before any training, and keeps the tokenizer in :attr:`Recipe.kept`;
+    :func:`tokembed.recipe.load.load_tokenizer` hands it over, so a run reads each file once.
     """
 
     label: str
@@ -268,10 +267,6 @@ class LoadSpec:
     params: Mapping[str, Any] = _field(default_factory=lambda: types.MappingProxyType({}), hash=False)
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
-    # "tokenizer": what read(keep=True) read and build() has not handed over yet; "seconds": the last reading's
-    # duration. Not part of the spec's value (no repr, no comparison, no hash).
-    _state: dict[str, Any] = _field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
-
     kind = "tokenizer"
 
     def as_dict(self) -> dict[str, Any]:
@@ -283,90 +278,6 @@ class LoadSpec:
         for name in sorted(self.params):
             out[name] = plain_data(self.params[name])
         return out
-
-    @property
-    def read_seconds(self) -> float | None:
-        """Seconds the last reading of the file took (by :meth:`read` or :meth:`build`), None before any."""
-        return self._state.get("seconds")
-
-    def read(self, keep: bool = False) -> Any:
-        """Read the tokenizer from the file now: ``cls.load(path)`` for a tokembed file, else
-        ``cls.<loader>(str(path), **params)``.
-
-        Parameters
-        ----------
-        keep : bool
-            Also keep the tokenizer for the next :meth:`build`, which hands it over instead of reading again (the
-            recipe check does this, so that a run reads each file once).
-
-        Returns
-        -------
-        Tokenizer
-            Fitted (ready to encode).
-
-        Raises
-        ------
-        TokembedError
-            The reader's own error, unchanged (``ArtifactError`` for a malformed file, naming the file and line).
-        ArtifactError
-            Any other exception of the reader, wrapped: ``Class.loader('PATH') failed: ValueError: ...``. Neither
-            names the recipe (see :meth:`build`).
-        RecipeError
-            If the spec was built without a registry.
-        """
-        if self.cls is None:
-            raise RecipeError(f"{self.location}: {self.label}: no component class (spec built without a registry)")
-        kwargs: dict[str, Any] = {}
-        if self.format != "tokembed":
-            schema, _, _ = method_params(self.cls, self.loader)
-            init, _ = class_params(self.cls)
-            kwargs = {k: thaw(v, schema[k].hint if k in schema else init[k].hint if k in init else ANY)
-                      for k, v in self.params.items()}
-        started = time.perf_counter()
-        try:
-            if self.format == "tokembed":
-                tok = self.cls.load(self.path)
-            else:
-                tok = getattr(self.cls, self.loader)(str(self.path), **kwargs)
-        except TokembedError:
-            raise
-        except Exception as exc:
-            what = f"{self.cls.__qualname__}.{self.loader}({str(self.path)!r})"
-            raise ArtifactError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
-        self._state["seconds"] = time.perf_counter() - started
-        if keep:
-            self._state["tokenizer"] = tok
-        return tok
-
-    def build(self) -> Any:
-        """The tokenizer: the one the recipe check read (handed over once), else read from the file now.
-
-        Returns
-        -------
-        Tokenizer
-            Fitted (ready to encode).
-
-        Raises
-        ------
-        TokembedError
-            As :meth:`read`, its message prefixed with the stage: ``FILE:LINE:COL: compare.tokenizers.LABEL: ...``
-            (the same class when it can be built from a message, else ``ArtifactError``).
-        RecipeError
-            If the spec was built without a registry.
-        """
-        if "tokenizer" in self._state:
-            return self._state.pop("tokenizer")
-        try:
-            return self.read()
-        except RecipeError:
-            raise
-        except TokembedError as exc:
-            message = f"{self.location}: compare.tokenizers.{self.label}: {exc}"
-            try:
-                located = type(exc)(message)
-            except Exception:  # an error class whose constructor takes something else than a message
-                located = ArtifactError(message)
-            raise located from exc
 
 
 @dataclass(frozen=True)
@@ -412,21 +323,6 @@ class ParallelSpec:
     def name(self) -> str:
         """A label for reports: the dataset's name or the folder's name."""
         return self.value if self.source == "dataset" else (self.root.name or str(self.root))
-
-    def read(self) -> Any:
-        """The chapters as a :class:`~tokembed.compare.ParallelSet` (each chapter file is one document).
-
-        Raises
-        ------
-        CorpusError
-            If a chapter cannot be read or decoded.
-        """
-        from ..compare import ParallelSet
-        from ..corpus import read_text
-
-        texts = {lang: [read_text(self.root / lang / ch, self.errors) for ch in self.chapters]
-                 for lang in self.languages}
-        return ParallelSet(texts, self.reference, self.name)
 
     def describe(self) -> str:
         """``dataset:multilingual (4 languages, reference en-US, 40 chapters)``."""
@@ -532,6 +428,9 @@ class Recipe:
     evaluate : EvaluateSpec or None
         The ``evaluate:`` section: word-vector evaluation sets and pretrained vectors to score
         (:mod:`tokembed.recipe.evaluate`).
+    kept : dict
+        Tokenizers the recipe check read from the ``{load:}`` files of a compare recipe, label ->
+        ``(tokenizer, seconds)``; :func:`tokembed.recipe.load.load_tokenizer` hands each over once.
     """
 
     path: Path | None
@@ -544,6 +443,7 @@ class Recipe:
     registry: Any = _field(default=None, repr=False, compare=False)
     compare: CompareSpec | None = None
     evaluate: Any = None
+    kept: dict[str, tuple[Any, float]] = _field(default_factory=dict, repr=False, compare=False)
 
     @property
     def components(self) -> tuple[ComponentSpec, ...]:

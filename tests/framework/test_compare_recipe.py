@@ -23,7 +23,8 @@ from tokembed.errors import ArtifactError, RecipeError
 from tokembed.plugins.char.tokenizer import CharTokenizer
 from tokembed.plugins.word.tokenizer import WordTokenizer
 from tokembed.recipe import CompareSpec, ComponentSpec, LoadSpec, load_recipe, load_recipe_string
-from tokembed.corpus import open_corpus, spread
+from tokembed.corpus import open_corpus, open_parallel, spread
+from tokembed.recipe.load import load_tokenizer, read_tokenizer
 from tokembed.registry import build_registry
 from tokembed.io import RUN_MARKER
 
@@ -111,7 +112,7 @@ def write(path: Path, text: str) -> Path:
 def problems_of(text: str, reg, base: Path, **kw) -> list[str]:
     with pytest.raises(RecipeError) as info:
         load_recipe_string(text, source="r.yaml", base_dir=base, registry=reg, **kw)
-    return info.value.problems
+    return [str(p) for p in info.value.problems]
 
 
 # -- a tiny project: training text, an evaluation corpus, a parallel set, a saved tokenizer --------------------------
@@ -177,10 +178,10 @@ def test_unknown_tokenizer_and_missing_corpus_name_their_lines(reg, monkeypatch)
     with pytest.raises(RecipeError) as info:
         load_recipe("tests/recipes/bad/compare_unknown_tokenizer.yaml", registry=reg)
     assert ("tests/recipes/bad/compare_unknown_tokenizer.yaml:5:19: compare.tokenizers.bpe8k.type: unknown tokenizer "
-            "'bep'. Available: char, typed, word") in info.value.problems
+            "'bep'. Available: char, typed, word") in [str(p) for p in info.value.problems]
     with pytest.raises(RecipeError) as info:
         load_recipe("tests/recipes/bad/compare_missing_corpus.yaml", registry=reg)
-    where = [line.split(": ")[:2] for line in info.value.problems]
+    where = [line.split(": ")[:2] for line in [str(p) for p in info.value.problems]]
     assert where == [
         ["tests/recipes/bad/compare_missing_corpus.yaml:1:16", "corpus.path"],
         ["tests/recipes/bad/compare_missing_corpus.yaml:5:18", "compare.tokenizers.gpt2.load"],
@@ -300,7 +301,7 @@ def test_set_overrides_reach_the_compare_section(project, reg):
     assert (r.compare.samples, r.compare.metrics) == (0, ("tokens",))
     with pytest.raises(RecipeError) as info:
         load_recipe(project, registry=reg, overrides=["compare.tokenizers.char.vocab_size=lots"])
-    assert info.value.problems == ["--set compare.tokenizers.char.vocab_size=lots: compare.tokenizers.char.vocab_size: "
+    assert [str(p) for p in info.value.problems] == ["--set compare.tokenizers.char.vocab_size=lots: compare.tokenizers.char.vocab_size: "
                                    "expected int or null, got 'lots'"]
 
 
@@ -348,7 +349,7 @@ def test_parallel_dataset_and_chapter_sample(reg, tmp_path, monkeypatch):
     # spread(10, 3) = [0, 10 // 3, 20 // 3] = [0, 3, 6]
     assert (p.name, p.languages, p.chapters) == (
         "multilingual", ("en-US", "de-DE", "zh-CN"), ("c0.txt", "c3.txt", "c6.txt"))
-    pset = p.read()
+    pset = open_parallel(p)
     assert pset.reference == "en-US" and pset.texts["zh-CN"] == ["zh-CN 0", "zh-CN 3", "zh-CN 6"]
     assert problems_of(head + "{dataset: prose_mix, reference: en-US}\n", reg, tmp_path) == [
         "r.yaml:4:23: compare.parallel.dataset: dataset 'prose_mix' is a text corpus, not a folder of texts. "
@@ -406,12 +407,12 @@ compare:
         "vocab_txt", "wordpiece", "from_vocab_file", {"lowercase": False}, FakeWordPiece)
     assert (saved.format, saved.type, saved.loader, saved.cls) == ("tokembed", "char", "load", CharTokenizer)
     assert r.compare.trained == ()
-    # the recipe check read every file once, and build() hands those tokenizers over without reading again
+    # the recipe check read every file once, and load_tokenizer hands those tokenizers over without reading again
     calls = ([("from_tiktoken", str(files / "ranks.tiktoken"), "mine", {"vocab_size": 50}),
               ("from_hf_json", str(files / "bpe.json"), 0.25)],
              [("from_vocab_file", str(files / "vocab.txt"), False)])
     assert (FakeBPE.calls, FakeWordPiece.calls) == calls
-    built = [s.build() for s in r.compare.tokenizers]
+    built = [load_tokenizer(s, r.kept)[0] for s in r.compare.tokenizers]
     assert (FakeBPE.calls, FakeWordPiece.calls) == calls
     assert built[0].vocab_size == 50 and set(built[0].get_vocab()) >= {"a", "b", "c"}
     assert set(built[2].get_vocab()) >= set("[UNK]hello##s")  # the fake fits a char tokenizer on the file
@@ -490,22 +491,23 @@ def test_a_reader_that_fails_is_a_problem_of_the_stage(files, fake_reg):
 
 def test_build_reads_again_once_handed_over_and_names_the_stage_when_it_fails(files, fake_reg):
     text = "compare:\n  corpora: {x: {builtin: moby-dick}}\n  tokenizers:\n    hf: {load: bpe.json}\n"
-    spec = load_recipe_string(text, source="r.yaml", base_dir=files, registry=fake_reg).compare.tokenizers[0]
-    assert len(FakeBPE.calls) == 1 and spec.read_seconds is not None and spec.read_seconds >= 0
-    first, second = spec.build(), spec.build()
-    assert first is not second and len(FakeBPE.calls) == 2  # the kept one once, then a fresh reading
-    # the file changes after the check: build() reads it again and its error names the recipe's stage
+    recipe = load_recipe_string(text, source="r.yaml", base_dir=files, registry=fake_reg)
+    spec = recipe.compare.tokenizers[0]
+    assert len(FakeBPE.calls) == 1 and recipe.kept["hf"][1] >= 0  # read once by the check, with its time
+    (first, _), (second, seconds) = load_tokenizer(spec, recipe.kept), load_tokenizer(spec, recipe.kept)
+    assert first is not second and len(FakeBPE.calls) == 2 and seconds >= 0  # the kept one once, then a new reading
+    # the file changes after the check: load_tokenizer reads it again and its error names the recipe's stage
     object.__setattr__(spec, "params", {"dropout": 1.5})
     with pytest.raises(ArtifactError) as info:
-        spec.build()
+        load_tokenizer(spec, recipe.kept)
     assert str(info.value) == (f"r.yaml:4:9: compare.tokenizers.hf: FakeBPE.from_hf_json({str(files / 'bpe.json')!r}) "
                                "failed: ValueError: dropout must be below 1")
     assert isinstance(info.value.__cause__, ArtifactError)
     assert isinstance(info.value.__cause__.__cause__, ValueError)
-    # read() raises the reader's message alone (what the recipe check locates itself)
+    # read_tokenizer raises the reader's message alone (what the recipe check locates itself)
     with pytest.raises(ArtifactError, match=r"^FakeBPE\.from_hf_json\(.*\) failed: ValueError: dropout must be "
                                             r"below 1$"):
-        spec.read()
+        read_tokenizer(spec)
 
 
 BAD_RANKS = "IQ== 0\nIg== 1\n!!!notb64 2\n"  # '!' and '"' as base64, then a line that is not base64
@@ -531,7 +533,7 @@ def test_a_malformed_tokenizer_file_fails_the_recipe_before_any_training(project
                 "'<base64 token> <rank>', got '!!!notb64 2'")
     with pytest.raises(RecipeError) as info:
         run_comparison(project, registry=bpe_reg, quiet=True)
-    assert info.value.problems == [expected]
+    assert [str(p) for p in info.value.problems] == [expected]
     assert fits == [] and sorted(p.name for p in project.parent.iterdir()) == ["compare.yaml", "data", "models"]
     monkeypatch.setattr("tokembed.registry.build_registry", lambda **kw: bpe_reg)
     for command in ("validate", "compare"):
@@ -546,7 +548,7 @@ def test_a_tokenizer_file_that_fails_at_run_time_fails_before_any_training(proje
     monkeypatch.chdir(project.parent)
     recipe = load_recipe(project, registry=reg)
     saved = next(s for s in recipe.compare.tokenizers if s.label == "saved")
-    saved.build()  # hands the kept tokenizer over
+    load_tokenizer(saved, recipe.kept)  # hands the kept tokenizer over
     (project.parent / "models" / "xyz.tokembed.json").write_text("{", encoding="utf-8")
     opened: list[str] = []
     monkeypatch.setattr("tokembed.compare.run.open_corpus", lambda spec: opened.append("corpus") or [])
@@ -717,12 +719,12 @@ def test_set_can_add_a_tokenizer_or_corpus_to_compare(project, reg, monkeypatch)
     assert r.compare.corpora["train"].max_lines == 1
     with pytest.raises(RecipeError) as info:
         load_recipe(project, registry=reg, overrides=["compare.tokenizers.chr.vocab_size=4"])
-    assert info.value.problems == [
+    assert [str(p) for p in info.value.problems] == [
         "--set compare.tokenizers.chr.vocab_size=4: compare.tokenizers.chr: not in the recipe (compare.tokenizers "
         "has: char, words, saved). Did you mean 'char'? To add a stage, set it whole: "
         "--set 'compare.tokenizers.chr={type: ...}'"]
     with pytest.raises(RecipeError) as info:
         load_recipe(project, registry=reg, overrides=["compare.corpora.new.max_lines=4"])
-    assert info.value.problems == [
+    assert [str(p) for p in info.value.problems] == [
         "--set compare.corpora.new.max_lines=4: compare.corpora.new: not in the recipe (compare.corpora has: eval). "
         "To add a corpus, set it whole: --set 'compare.corpora.new={path: ...}'"]

@@ -148,8 +148,8 @@ def load(text: str, reg, **kw) -> Recipe:
 def problems(text: str, reg, **kw) -> list[str]:
     with pytest.raises(RecipeError) as info:
         load(text, reg, **kw)
-    assert str(info.value) == "\n".join(info.value.problems)
-    return info.value.problems
+    assert str(info.value) == "\n".join([str(p) for p in info.value.problems])
+    return [str(p) for p in info.value.problems]
 
 
 TYPED = "corpus: {builtin: moby-dick}\ntokenizers:\n  t:\n    type: typed\n"
@@ -173,14 +173,14 @@ def test_bad_recipe_reports_exactly_the_expected_problems(recipe, reg, at_root):
     expected = recipe.with_suffix(".expected").read_text(encoding="utf-8").splitlines()
     with pytest.raises(RecipeError) as info:
         load_recipe(rel, registry=reg)
-    assert info.value.problems == expected
+    assert [str(p) for p in info.value.problems] == expected
     assert all(line.startswith(rel + ":") for line in expected)  # FILE is the path as given
 
 
 def test_several_problems_are_reported_together(reg, at_root):
     with pytest.raises(RecipeError) as info:
         load_recipe("tests/recipes/bad/several_problems.yaml", registry=reg)
-    paths = [line.split(": ")[1] for line in info.value.problems]
+    paths = [line.split(": ")[1] for line in [str(p) for p in info.value.problems]]
     # one problem in each part of the recipe, none hiding another
     assert paths == ["corpus.builtin", "tokenizers.char.type", "tokenizers.words.min_frequency", "vectorizers.input",
                      "vectorizers.steps.0.sublinear", "embedders.position.d_model", "outptu"]
@@ -218,7 +218,7 @@ def test_missing_unreadable_and_empty_files(reg, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(RecipeError) as info:
         load_recipe("nope/r.yaml", registry=reg)
-    assert info.value.problems == ["nope/r.yaml: no such recipe file"]
+    assert [str(p) for p in info.value.problems] == ["nope/r.yaml: no such recipe file"]
     (tmp_path / "d").mkdir()
     with pytest.raises(RecipeError, match=r"^d: is a folder, not a recipe file$"):
         load_recipe("d", registry=reg)
@@ -659,14 +659,14 @@ def test_out_wins_over_output(reg, at_root):
 def test_set_errors_name_the_override(reg, at_root, arg, message):
     with pytest.raises(RecipeError) as info:
         load_recipe(QUICK, registry=reg, overrides=[arg])
-    assert info.value.problems == [f"--set {arg}: {message}"]
+    assert [str(p) for p in info.value.problems] == [f"--set {arg}: {message}"]
 
 
 @pytest.mark.parametrize("arg", ["nonsense", "=1", "a..b=1"])
 def test_set_needs_path_equals_value(reg, at_root, arg):
     with pytest.raises(RecipeError) as info:
         load_recipe(QUICK, registry=reg, overrides=[arg])
-    assert info.value.problems == [f"--set {arg}: expected PATH=VALUE, e.g. --set tokenizers.char.vocab_size=100"]
+    assert [str(p) for p in info.value.problems] == [f"--set {arg}: expected PATH=VALUE, e.g. --set tokenizers.char.vocab_size=100"]
 
 
 def test_file_problems_come_before_override_problems(reg):
@@ -713,7 +713,7 @@ def test_corpus_folder_and_glob(reg, tmp_path):
     assert r.corpus.paths == (files[1], files[0], files[2])
     with pytest.raises(RecipeError) as info:
         load_recipe_string(head + "{path: 'c/*.csv'}\n", source="r.yaml", base_dir=tmp_path, registry=reg)
-    assert info.value.problems == [
+    assert [str(p) for p in info.value.problems] == [
         "r.yaml:2:16: corpus.path: c/*.csv: no file matches this pattern; paths are relative to the recipe file"]
 
 
@@ -726,7 +726,7 @@ def test_corpus_jsonl_format_is_inferred_and_needs_a_field(reg, tmp_path):
                                       "errors": "strict"}
     with pytest.raises(RecipeError) as info:
         load_recipe_string(head + "{path: d.jsonl}\n", source="r.yaml", base_dir=tmp_path, registry=reg)
-    assert info.value.problems == [
+    assert [str(p) for p in info.value.problems] == [
         "r.yaml:2:9: corpus.field: missing: format jsonl needs the key holding each record's text"]
     r = load_recipe_string(head + "{path: d.jsonl, format: text, unit: file}\n", base_dir=tmp_path, registry=reg)
     assert (r.corpus.format, r.corpus.unit) == ("text", "file")
@@ -836,3 +836,18 @@ def test_set_changes_only_its_path_not_other_aliases(reg):
 
 def test_a_single_override_string_is_one_override(reg):
     assert typed(reg, "mode: fast", overrides="tokenizers.t.lr=2")["lr"] == 2.0
+
+
+def test_problems_are_data_with_file_line_column_and_path(reg):
+    text = "corpus: {builtin: moby-dick}\ntokenizers:\n  w: {type: word, min_frequency: 0}\n"
+    with pytest.raises(RecipeError) as info:
+        load_recipe_string(text, source="r.yaml", registry=reg, overrides=["tokenizers.w.vocab_size=x"])
+    first, second = info.value.problems
+    # the value 0 of min_frequency is at line 3, column 34 (1-based: 2 spaces, "w: {type: word, min_frequency: ")
+    assert (first.file, first.line, first.column, first.path) == ("r.yaml", 3, 34, "tokenizers.w.min_frequency")
+    assert first.message == "expected int >= 1, got 0"  # this registry's word class declares the range
+    assert (second.origin, second.line, second.path) == ("--set tokenizers.w.vocab_size=x", None,
+                                                          "tokenizers.w.vocab_size")
+    assert str(info.value) == f"{first}\n{second}"
+    assert str(first) == f"r.yaml:3:34: tokenizers.w.min_frequency: {first.message}"
+    assert second.message == "expected int or null, got 'x'"

@@ -75,7 +75,7 @@ def test_short_form_and_problems_are_reported_before_any_work(data_home, tmp_pat
     )
     with pytest.raises(RecipeError) as err:
         load_recipe(bad)
-    lines = err.value.problems
+    lines = [str(p) for p in err.value.problems]
     assert lines[0].startswith(f"{bad}:2:10: evaluate.sets.0: unknown dataset 'wordsim35'. Did you mean 'wordsim353'?")
     assert lines[1] == (f"{bad}:2:21: evaluate.sets.1: dataset 'prose_mix' is a text corpus, not a word-pair set or "
                         "an analogy set. Datasets of those kinds: google_analogy, men, rare_words, simlex999, "
@@ -129,7 +129,7 @@ def test_a_missing_header_and_a_misplaced_no_header_are_recipe_problems(data_hom
     )
     with pytest.raises(RecipeError) as err:
         load_recipe(bad)
-    assert err.value.problems == [
+    assert [str(p) for p in err.value.problems] == [
         f"{bad}:4:15: evaluate.vectors.a.path: glove.txt: line 1 is not the word2vec header '<count> <dimensions>' "
         "(got 'the 0.418 0.24968'); a text file without this line (GloVe's .txt) reads with no_header: true",
         f"{bad}:5:15: evaluate.vectors.b.path: glove.bin: line 1 is not the word2vec header '<count> <dimensions>' "
@@ -196,7 +196,7 @@ def test_file_and_folder_problems_are_found_at_check_time(data_home, tmp_path):
         load_recipe(bad)
     folder_help = ("a folder of vectors holds vectors.npy (an array of n x dimensions numbers) and vocab.txt (the n "
                    "keys, one per line), as the vectors datasets do, and a word2vec file is given by its own path")
-    assert err.value.problems == [
+    assert [str(p) for p in err.value.problems] == [
         f"{bad}:4:35: evaluate.vectors.a.no_header: vec.txt starts with the word2vec header line '4 3' (<count> "
         "<dimensions>; line 2 holds a key and 3 values): remove no_header: true, which is for files without that line",
         f"{bad}:5:15: evaluate.vectors.b.path: empty.txt: the file is empty; expected word vectors in word2vec format",
