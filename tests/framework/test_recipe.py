@@ -850,4 +850,4 @@ def test_problems_are_data_with_file_line_column_and_path(reg):
                                                           "tokenizers.w.vocab_size")
     assert str(info.value) == f"{first}\n{second}"
     assert str(first) == f"r.yaml:3:34: tokenizers.w.min_frequency: {first.message}"
-    assert second.message == "expected int or null, got 'x'"
+    assert second.message == "expected int >= 1 or null, got 'x'"
