@@ -202,7 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         with _sigterm_as_exit():
-            return int(args.func(args) or 0)
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()  # a closed pipe fails here, inside the handlers, not at interpreter exit
+            return status
     except TokembedError as exc:
         if args.debug:
             import traceback
@@ -219,15 +221,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tokembed: error: out of memory (a parameter such as d_model, max_len or vocab_size may be far too "
               "large for this machine)", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `tokembed plugins | head -1`: the reader left; end quietly, as head expects
+        return _closed_pipe()
     except OSError as exc:  # a full disk, a read-only folder, a path that is a file: the environment, not a bug
-        if args.debug or isinstance(exc, BrokenPipeError):
+        if args.debug:
             raise
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"tokembed: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # `tokembed plugins | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+
+
+def _closed_pipe() -> int:
+    """Exit status 0 after the reader of stdout closed the pipe. What is still buffered cannot be written, and the
+    interpreter flushes stdout again at exit (which would fail once more and print an error): point stdout at
+    /dev/null first, so that flush succeeds silently (the recipe in Python's signal documentation)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,13 +13,14 @@ The run folder receives, each file written atomically:
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .corpus import open_corpus
 from .errors import CorpusError, RecipeError, TokembedError
-from .io import atomic_save_npy, atomic_write_json, atomic_write_text
+from .io import atomic_save_npy, atomic_save_npz, atomic_write_json, atomic_write_text
 from .runs import RunFolder, Timer, progress, stage, yaml_dump
 
 __all__ = ["run_recipe", "RunResult", "summary_table"]
@@ -27,7 +28,7 @@ __all__ = ["run_recipe", "RunResult", "summary_table"]
 
 @dataclass
 class RunResult:
-    """What a run produced: the output folder, the fitted components, metrics and timings."""
+    """What a run produced: the output folder, the fitted components, metrics, matrices and timings."""
 
     output: Path
     tokenizers: dict[str, Any] = field(default_factory=dict)
@@ -36,6 +37,11 @@ class RunResult:
     timings: dict[str, dict[str, float]] = field(default_factory=dict)
     arrays: dict[str, Any] = field(default_factory=dict)
     evaluation: dict[str, dict[str, Any]] = field(default_factory=dict)
+    vectorizers: dict[str, Any] = field(default_factory=dict)
+    #: Vectorizer step label -> ``{"shape", "dtype", "sparse", "nnz"}`` of its output matrix.
+    matrices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: ``"vectorizers"`` -> the nearest documents of one document; embedder label -> word -> nearest words.
+    neighbours: dict[str, Any] = field(default_factory=dict)
 
 
 def run_recipe(
@@ -121,9 +127,13 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
         # written after each tokenizer, so a later failure keeps what was measured (in <out>.incomplete)
         atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
+    sequences = _Sequences(result, docs, quiet)
+    if recipe.vectorizers is not None:
+        _run_pipeline(recipe, result, sequences, docs, out_dir, timer, corpus_at, quiet)
+
     for spec in recipe.embedders:
         with stage(spec, corpus_at=corpus_at):
-            _run_embedder(recipe, spec, result, corpus, out_dir, timer)
+            _run_embedder(recipe, spec, result, corpus, sequences, out_dir, timer, quiet)
 
     if recipe.evaluate is not None:
         result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet)
@@ -132,16 +142,132 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
     return result
 
 
-def _run_embedder(recipe, spec, result: RunResult, corpus, out_dir: Path, timer: Timer) -> None:
+class _Sequences:
+    """Each tokenizer's output over the corpus as :class:`~tokembed.sequences.TokenSequences`, encoded once, when a
+    vectorizer pipeline or a trained embedder first asks for it, and shared by every later stage."""
+
+    def __init__(self, result: RunResult, docs: list[str] | None, quiet: bool):
+        self.result, self.docs, self.quiet = result, docs, quiet
+        self.cache: dict[tuple[str, int], Any] = {}
+
+    def of(self, label: str, docs: list[str] | None = None, timer: Timer | None = None) -> Any:
+        from .sequences import TokenSequences
+
+        docs = self.docs if docs is None else docs
+        key = (label, id(docs))
+        if key not in self.cache:
+            tok = self.result.tokenizers[label]
+            step = f"encode corpus {label}" + ("" if docs is self.docs else f" ({len(docs):,} documents)")
+            with (timer.step(step) if timer is not None else _nothing()):
+                self.cache[key] = TokenSequences.from_tokenizer(
+                    tok, progress(docs, f"encode {label}", self.quiet))
+        return self.cache[key]
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[str] | None, out_dir: Path,
+                  timer: Timer, corpus_at: str | None, quiet: bool) -> None:
+    """The ``vectorizers:`` pipeline: each step fitted on the previous step's output (the first on the input
+    tokenizer's token sequences, or on the raw documents without ``input:``); each fitted step saved as
+    ``<label>.tokembed.json`` and its output as ``<label>.npz`` (sparse) or ``<label>.npy`` (dense)."""
+    pipe = recipe.vectorizers
+    if pipe.unit is not None and recipe.corpus is not None and pipe.unit != recipe.corpus.unit:
+        from dataclasses import replace
+
+        try:
+            docs = list(open_corpus(replace(recipe.corpus, unit=pipe.unit)))
+        except CorpusError as exc:
+            raise type(exc)(f"{corpus_at}: corpus: {exc}") from None
+    if docs is None:
+        docs = list(open_corpus(recipe.corpus)) if recipe.corpus is not None else []
+    X: Any = sequences.of(pipe.input, docs, timer) if pipe.input is not None else docs
+    for spec in pipe.steps:
+        with stage(spec, corpus_at=corpus_at):
+            vec = recipe.build(spec)
+            with timer.step(f"fit vectorizer {spec.label}"):
+                Y = vec.fit_transform(X)
+            vec.save(out_dir / f"{spec.label}.tokembed.json")
+        result.vectorizers[spec.label] = vec
+        result.matrices[spec.label] = _describe_matrix(Y)
+        if pipe.save_matrix:
+            _save_matrix(out_dir / spec.label, Y)
+        X = Y
+    if pipe.nearest is not None:
+        result.neighbours["vectorizers"] = _nearest_documents(X, pipe.nearest, docs)
+
+
+def _describe_matrix(Y: Any) -> dict[str, Any]:
+    sparse = hasattr(Y, "nnz")
+    out = {"shape": [int(n) for n in Y.shape], "dtype": str(Y.dtype), "sparse": sparse}
+    if sparse:
+        out["nnz"] = int(Y.nnz)
+    return out
+
+
+def _save_matrix(stem: Path, Y: Any) -> None:
+    """A sparse matrix as ``.npz`` (scipy's CSR layout: ``data``, ``indices``, ``indptr``, ``shape``, ``format``;
+    ``scipy.sparse.load_npz`` reads it), a dense one as ``.npy``; both written deterministically, NaN refused."""
+    import numpy as np
+
+    if hasattr(Y, "tocsr"):
+        csr = Y.tocsr()
+        if csr.data.dtype.kind == "f" and not np.isfinite(csr.data).all():
+            raise TokembedError(f"{stem.name}: the output matrix holds NaN or infinity; nothing was saved")
+        atomic_save_npz(stem.with_name(stem.name + ".npz"), indices=csr.indices, indptr=csr.indptr,
+                        format=np.array(b"csr"), shape=np.array(csr.shape), data=csr.data)
+    else:
+        arr = np.asarray(Y)
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise TokembedError(f"{stem.name}: the output matrix holds NaN or infinity; nothing was saved")
+        atomic_save_npy(stem.with_name(stem.name + ".npy"), arr)
+
+
+def _nearest_documents(Y: Any, query: int, docs: list[str], top: int = 5) -> dict[str, Any]:
+    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity, with the start of each document."""
+    import numpy as np
+
+    n = Y.shape[0]
+    if query >= n:
+        raise TokembedError(f"vectorizers.nearest={query}: the output has {n} documents (0 to {n - 1})")
+    rows = Y.toarray() if hasattr(Y, "toarray") and Y.shape[1] * n <= 50_000_000 else Y
+    dense = np.asarray(rows.todense() if hasattr(rows, "todense") else rows, dtype=np.float64)
+    norms = np.linalg.norm(dense, axis=1)
+    norms[norms == 0] = 1.0
+    sims = (dense @ dense[query]) / (norms * norms[query])
+    order = [int(i) for i in np.argsort(-sims, kind="stable") if i != query][:top]
+
+    def head(i: int) -> str:
+        text = " ".join(docs[i].split()) if i < len(docs) else ""
+        return text[:70] + ("..." if len(text) > 70 else "")
+
+    return {"document": query, "text": head(query),
+            "nearest": [{"document": i, "cosine": round(float(sims[i]), 4), "text": head(i)} for i in order]}
+
+
+def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences, out_dir: Path, timer: Timer,
+                  quiet: bool) -> None:
     tok = result.tokenizers.get(spec.input) if spec.input else None
     emb = recipe.build(spec)
     if tok is not None:
         # what the embedder takes from its tokenizer (the recipe checked any value it sets against the plan)
         emb.set_params(**emb.params_from_tokenizer(tok))
-    with timer.step(f"fit embedder {spec.label}"):
-        emb.fit(None)
+    if emb.fits_on_tokens:
+        if tok is None:
+            raise TokembedError(f"{emb.name} learns from token sequences: set input: to a tokenizer of the recipe")
+        data = sequences.of(spec.input, timer=timer)
+        with timer.step(f"fit embedder {spec.label}", None):
+            emb.fit(data)
+    else:
+        with timer.step(f"fit embedder {spec.label}"):
+            emb.fit(None)
     emb.save(out_dir / f"{spec.label}.tokembed.json")
     result.embedders[spec.label] = emb
+    if spec.nearest:
+        result.neighbours[spec.label] = _nearest_words(emb, spec.nearest)
     batch = spec.batch
     if batch is None or tok is None:
         return
@@ -200,6 +326,20 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool)
     return results
 
 
+def _nearest_words(emb: Any, words: Sequence[str], top: int = 5) -> dict[str, Any]:
+    """For each word, its ``top`` nearest keys in the embedder's ``wv_`` (None for a word without a vector)."""
+    wv = getattr(emb, "wv_", None)
+    if wv is None:
+        raise TokembedError(f"nearest: {emb.name} produces no word vectors (wv_) to look neighbours up in")
+    out: dict[str, Any] = {}
+    for word in words:
+        try:
+            out[word] = [[key, round(float(sim), 4)] for key, sim in wv.most_similar(word, topn=top)]
+        except KeyError:
+            out[word] = None
+    return out
+
+
 def summary_table(result: RunResult) -> str:
     """The summary printed at the end of a run: one row per tokenizer, then the embedded batches."""
     headers = ["tokenizer", "type", "vocab", "tokens", "chars/token", "fertility", "unk rate", "round trip", "eval MB/s"]
@@ -219,8 +359,26 @@ def summary_table(result: RunResult) -> str:
         if rows else []
     for r in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    for label, m in result.matrices.items():
+        seconds = result.timings.get(f"fit vectorizer {label}", {}).get("seconds")
+        kind = f"sparse, {m['nnz']:,} non-zeros" if m["sparse"] else "dense"
+        took = f" in {seconds:.2f} s" if seconds is not None else ""
+        lines.append(f"vectorizer {label}: {' x '.join(f'{n:,}' for n in m['shape'])} {m['dtype']} ({kind}){took}")
+    near = result.neighbours.get("vectorizers")
+    if near:
+        lines.append(f"documents nearest to document {near['document']} ({near['text']!r}):")
+        lines.extend(f"  {n['cosine']:.3f}  #{n['document']}: {n['text']}" for n in near["nearest"])
     for label, arrays in result.arrays.items():
         ids, vec = arrays["input_ids"], arrays["embeddings"]
         lines.append(f"embedder {label}: batch {tuple(ids.shape)} ids -> embeddings {tuple(vec.shape)} {vec.dtype}")
+    for label, emb in result.embedders.items():
+        wv = getattr(emb, "wv_", None)
+        if wv is not None:
+            seconds = result.timings.get(f"fit embedder {label}", {}).get("seconds")
+            took = f" in {seconds:.1f} s" if seconds is not None else ""
+            lines.append(f"embedder {label}: {len(wv):,} vectors of {wv.vector_size} dimensions{took}")
+        for word, found in (result.neighbours.get(label) or {}).items():
+            shown = "no vector" if found is None else ", ".join(f"{k} {s:.2f}" for k, s in found)
+            lines.append(f"  {word}: {shown}")
     lines.append(f"run folder: {result.output}")
     return "\n".join(lines)

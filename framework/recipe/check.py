@@ -14,6 +14,7 @@ from typing import Any, Literal
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import TokembedError, UnknownComponentError
+from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
 from .corpus import check_corpus
@@ -40,9 +41,9 @@ TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "com
 RESERVED: dict[str, tuple[str, ...]] = {
     "tokenizer": ("type", "preset"),
     "vectorizer": ("type", "preset"),
-    "embedder": ("type", "preset", "input", "batch"),
+    "embedder": ("type", "preset", "input", "batch", "nearest"),
 }
-_ALL_RESERVED = ("type", "preset", "input", "batch")
+_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest")
 #: ``batch:`` keys of an embedder: type and range.
 BATCH_FIELDS: dict[str, tuple[Any, Constraint | None]] = {
     "lines": (int, Constraint.parse(">= 1")),
@@ -165,11 +166,19 @@ class _Checker:
         if items is None:
             return None
         fields = {}
+        keys = ["input", "steps", "unit", "save_matrix", "nearest"]
         for key, knode, vnode in items:
-            if key in ("input", "steps"):
+            if key in keys:
                 fields[key] = vnode
             else:
-                self._unknown_key(key, knode, "vectorizers", ["input", "steps"], "key")
+                self._unknown_key(key, knode, "vectorizers", keys, "key")
+        options: dict[str, Any] = {}
+        for key, hint, constraint in (("save_matrix", bool, None), ("unit", Literal[UNITS] | None, None),
+                                      ("nearest", int | None, Constraint.parse(">= 0"))):
+            if key in fields:
+                value = coerce(fields[key], hint, f"vectorizers.{key}", self.problems, constraint)
+                if value is not INVALID:
+                    options[key] = value
         inp = None
         if "input" in fields:
             inp = coerce(fields["input"], str | None, "vectorizers.input", self.problems)
@@ -196,7 +205,7 @@ class _Checker:
             if types_seen.count(spec.type) > 1 or label in taken:
                 label = f"{spec.type}-{spec.label}"
             named.append(_replace(spec, label=label))
-        return PipelineSpec(inp, tuple(named), self.where(node))
+        return PipelineSpec(inp, tuple(named), self.where(node), **options)
 
     # -- one stage ----------------------------------------------------------------------------------------------
     def stage(self, kind: str, section: str, label: str, node: Node, path: str) -> ComponentSpec | None:
@@ -216,7 +225,9 @@ class _Checker:
             elif key in _ALL_RESERVED:
                 why = {"input": "tokenizers read the corpus" if kind == "tokenizer" else
                        "a vectorizer step reads the previous step; set vectorizers.input",
-                       "batch": "only embedders embed a batch"}[key]
+                       "batch": "only embedders embed a batch",
+                       "nearest": "only embedders have word vectors to show neighbours of (for documents, set "
+                                  "vectorizers.nearest)"}[key]
                 self.problems.add(knode, join_path(path, key), f"not used by {kind}s: {why}")
             else:
                 given[key] = (knode, vnode)
@@ -287,11 +298,15 @@ class _Checker:
         batch = None
         if "batch" in fields and not _is_null(fields["batch"][1]):
             batch = self.batch(fields["batch"][1], join_path(path, "batch"), nodes)
+        nearest: tuple[str, ...] = ()
+        if "nearest" in fields:
+            value = coerce(fields["nearest"][1], list[str], join_path(path, "nearest"), self.problems)
+            nearest = () if value is INVALID or value is None else tuple(value)
         self.nodes[(section, label)] = nodes
         if len(self.problems) == before:
             self.valid.add((section, label))
         return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
-                             self.where(node), cls)
+                             self.where(node), cls, nearest)
 
     def _path(self, value: str, node: Node) -> str:
         """A file parameter's value, absolute: relative to the recipe's folder, or to the current directory for a

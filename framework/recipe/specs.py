@@ -153,6 +153,8 @@ class ComponentSpec:
         ``FILE:LINE:COL`` of the stage.
     cls : type
         The component class from the registry.
+    nearest : tuple of str
+        Embedders: words whose nearest neighbours (in the fitted ``wv_``) a run prints.
     """
 
     label: str
@@ -164,9 +166,10 @@ class ComponentSpec:
     batch: BatchSpec | None = None
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
+    nearest: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The stage as the resolved recipe writes it: type, input, parameters sorted by name, batch."""
+        """The stage as the resolved recipe writes it: type, input, parameters sorted by name, batch, nearest."""
         out: dict[str, Any] = {"type": self.type}
         if self.input is not None:
             out["input"] = self.input
@@ -174,6 +177,8 @@ class ComponentSpec:
             out[name] = plain_data(self.params[name])
         if self.batch is not None:
             out["batch"] = self.batch.as_dict()
+        if self.nearest:
+            out["nearest"] = list(self.nearest)
         return out
 
     def build(self) -> Any:
@@ -205,16 +210,33 @@ class PipelineSpec:
         splits them itself).
     steps : tuple of ComponentSpec
     location : str
+    save_matrix : bool
+        Write each step's output matrix into the run folder (``<label>.npz`` for sparse, ``<label>.npy`` for
+        dense); False keeps only the fitted components (for huge corpora).
+    unit : {"line", "paragraph", "file"} or None
+        What one document of the pipeline is, when it differs from the corpus's (the tokenizers train on lines,
+        the vectorizers read paragraphs); None: the corpus's own documents.
+    nearest : int or None
+        Print the 5 documents nearest (by cosine) to this document (0-based) in the last step's output.
     """
 
     input: str | None
     steps: tuple[ComponentSpec, ...]
     location: str = _field(default="", compare=False)
+    save_matrix: bool = True
+    unit: str | None = None
+    nearest: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.input is not None:
             out["input"] = self.input
+        if self.unit is not None:
+            out["unit"] = self.unit
+        if not self.save_matrix:
+            out["save_matrix"] = False
+        if self.nearest is not None:
+            out["nearest"] = self.nearest
         out["steps"] = [s.as_dict() for s in self.steps]
         return out
 

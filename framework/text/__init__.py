@@ -20,6 +20,8 @@ from tokembed.text.normalizers import NORMALIZERS, Normalizer, build_normalizer
 from tokembed.text.pre_tokenizers import PRE_TOKENIZERS, PreTokenizer, build_pre_tokenizer
 from tokembed.text.split import split_text, split_text_arrays
 
+from tokembed.text import fast as _fast  # noqa: E402,F401 - registers the Numba scanner for long texts (no numba yet)
+
 __all__ = [
     "NormalizedText",
     "Normalizer",

@@ -48,6 +48,7 @@ from tokembed.text.pre_tokenizers import (
     WholeText,
     WordPunct,
     build_pre_tokenizer,
+    register_fast_path,
 )
 
 __all__ = ["WordCounts", "count_words", "fast_spans", "class_tables", "is_enabled", "kernels_loaded", "warmup"]
@@ -608,3 +609,6 @@ def warmup() -> None:
     """
     count_words("warm up, it's 1 \u00e9t\u00e9 \u6771!", "gpt2", workers=1)
     fast_spans(WordPunct(), "warm up")
+
+
+register_fast_path(fast_spans, kernels_loaded)

@@ -18,7 +18,6 @@ long text), and texts of at least :data:`FAST_LOAD_MIN_CHARS` in any case, since
 from __future__ import annotations
 
 import itertools
-import sys
 import unicodedata
 from typing import Any, ClassVar
 
@@ -53,14 +52,24 @@ FAST_MIN_CHARS = 20_000
 FAST_LOAD_MIN_CHARS = 2_000_000
 
 
+#: The Numba scanner's entry points, set by :mod:`tokembed.text.fast` when it is imported (``tokembed.text``
+#: imports it), so that this reference module never imports the fast one: ``spans(pre_tokenizer, text)`` (spans,
+#: or None when the scanner does not handle this pre-tokenizer) and ``loaded()`` (the kernels are in memory).
+_FAST: dict[str, Any] = {}
+
+
+def register_fast_path(spans: Any, loaded: Any) -> None:
+    """Called once by :mod:`tokembed.text.fast`: route long texts through its scanner."""
+    _FAST.update(spans=spans, loaded=loaded)
+
+
 def _use_fast(n_chars: int) -> bool:
     """True if a text of ``n_chars`` code points should try the Numba scanner (see the module docstring)."""
-    if n_chars < FAST_MIN_CHARS:
+    if n_chars < FAST_MIN_CHARS or not _FAST:
         return False
     if n_chars >= FAST_LOAD_MIN_CHARS:
         return True
-    fast = sys.modules.get("tokembed.text.fast")
-    return fast is not None and fast.kernels_loaded()
+    return bool(_FAST["loaded"]())
 
 
 class PreTokenizer:
@@ -93,9 +102,7 @@ class PreTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"{type(self).__name__} expects str, got {type(text).__name__}")
         if _use_fast(len(text)):
-            from tokembed.text.fast import fast_spans
-
-            spans = fast_spans(self, text)
+            spans = _FAST["spans"](self, text)
             if spans is not None:
                 return spans
         return self._spans(text)

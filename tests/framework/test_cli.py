@@ -133,3 +133,24 @@ def test_user_error_in_a_subprocess_exits_2():
     done = subprocess.run([str(SCRIPT), "-p", "oops", "plugins"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.startswith("tokembed: error: -p oops") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("unbuffered", [True, False])
+def test_a_closed_pipe_ends_the_cli_quietly(unbuffered):
+    """`tokembed plugins | head -1`: the reader is gone. Writing raises BrokenPipeError (unbuffered stdout) or the
+    final flush at interpreter exit does (buffered); either way exit status 0 and nothing on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left before the first write: every write to the pipe fails with EPIPE
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    try:
+        done = subprocess.run([sys.executable, "-m", "tokembed.cli", "plugins"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")

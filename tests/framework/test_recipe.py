@@ -489,7 +489,7 @@ def test_vectorizer_section_shape(reg):
     assert problems(head + "  input: null\n  steps: []\n", reg) == [
         "r.yaml:4:10: vectorizers.steps: expected a non-empty list of stages [{type: ...}, ...], got a list"]
     assert problems(head + "  steps: [{type: tfidf}]\n  order: 1\n", reg) == [
-        "r.yaml:4:3: vectorizers.order: unknown key. Allowed: input, steps"]
+        "r.yaml:4:3: vectorizers.order: unknown key. Allowed: input, steps, unit, save_matrix, nearest"]
     assert problems(head + "  input: null\n", reg) == [
         "r.yaml:3:3: vectorizers.steps: missing: the list of vectorizers to apply in order"]
 
