@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from .components import describe_limit
 from .corpus import open_corpus
 from .errors import CorpusError, RecipeError, TokembedError
 from .io import atomic_save_npy, atomic_save_npz, atomic_write_json, atomic_write_text
@@ -276,17 +277,19 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
     lines = corpus.head(batch.lines)
     if isinstance(limit, int):
         if max_length is not None and max_length > limit:
-            raise TokembedError(f"batch.max_length={max_length} is longer than the embedder's max_len={limit}; "
-                                "lower batch.max_length or raise max_len")
+            limit_text, raise_it = describe_limit(type(emb), limit)
+            raise TokembedError(f"batch.max_length={max_length} is longer than the embedder's {limit_text}; "
+                                f"lower batch.max_length or {raise_it}")
         if max_length is None:
             # a batch must fit the embedding's position table: cut at max_len (as if truncation were asked), and
             # say so when a line is longer
             truncation, max_length = True, limit
             longest = max((len(e) for e in tok.encode_batch(lines)), default=0)
             if longest > limit:
-                warnings.warn(f"embedders.{spec.label}: the batch is cut at the embedder's max_len={limit} (its "
+                limit_text, raise_it = describe_limit(type(emb), limit)
+                warnings.warn(f"embedders.{spec.label}: the batch is cut at the embedder's {limit_text} (its "
                               f"longest line has {longest} tokens); set batch.max_length (with truncation: true) or "
-                              "raise max_len to choose", stacklevel=2)
+                              f"{raise_it} to choose", stacklevel=2)
     enc = tok.encode_batch(lines, padding=batch.padding or False, truncation=truncation,
                            max_length=max_length if truncation or batch.padding == "max_length" else None,
                            return_arrays=True)

@@ -12,9 +12,9 @@ from .base import (
            arrays_path,
            read_artifact,
 )
-from .embedder import Embedder
-from .tokenizer import Tokenizer, check_token_ids
+from .embedder import Embedder, describe_limit
+from .tokenizer import Tokenizer, TokenizerPlan, check_token_ids
 from .vectorizer import Vectorizer
 
-__all__ = ["Component", "Tokenizer", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids",
-           "arrays_path", "read_artifact"]
+__all__ = ["Component", "Tokenizer", "TokenizerPlan", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids",
+           "arrays_path", "read_artifact", "describe_limit"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .base import Component
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, TokenizerPlan
 
-__all__ = ["Embedder"]
+__all__ = ["Embedder", "describe_limit"]
 
 
 class Embedder(Component):
@@ -27,6 +27,8 @@ class Embedder(Component):
     kind: ClassVar[str] = "embedder"
     #: True when ``fit`` learns from token sequences; False when it needs no data (``fit(None)``).
     fits_on_tokens: ClassVar[bool] = True
+    #: The parameter that sets :meth:`max_input_length` (``"max_len"``), named in messages; None when there is none.
+    input_length_param: ClassVar[str | None] = None
 
     def fit(self, X: Any) -> "Embedder":
         raise NotImplementedError
@@ -37,13 +39,29 @@ class Embedder(Component):
         return {}
 
     @classmethod
-    def planned_params_from_tokenizer(cls, tokenizer_cls: type, tokenizer_params: dict[str, Any]
-                                      ) -> dict[str, Any]:
-        """What :meth:`params_from_tokenizer` will set, as far as it follows from the tokenizer's class and
-        parameters before training (``tokembed validate`` checks the embedder's parameters with these, e.g. a
-        ``padding_idx`` planned from the tokenizer's special tokens). The default knows nothing: ``{}``."""
-        return {}
+    def check_tokenizer_plan(cls, params: dict[str, Any], plan: TokenizerPlan, tokenizer: str
+                             ) -> list[tuple[str | None, str]]:
+        """Problems of this embedder's ``params`` (what a recipe sets) against its input tokenizer's
+        :class:`~tokembed.components.TokenizerPlan`, found by ``tokembed validate`` before any training:
+        ``(parameter, message)`` pairs as :meth:`check_params` returns (``tokenizer`` is the tokenizer's label, for
+        messages). The default finds none."""
+        return []
+
+    @classmethod
+    def planned_max_input_length(cls, params: dict[str, Any]) -> int | None:
+        """:meth:`max_input_length` of an embedder built with ``params`` (defaults are the class's), before
+        fitting; ``tokembed validate`` checks a ``batch.max_length`` against it. The default: no limit."""
+        return None
 
     def max_input_length(self) -> int | None:
         """The longest sequence ``embed`` accepts (a position table's length), or None for no limit."""
         return None
+
+
+def describe_limit(cls: type, limit: int) -> tuple[str, str]:
+    """``("max_len=64", "raise max_len")`` for an embedder class whose ``input_length_param`` is ``max_len``, else
+    ``("limit of 64 tokens", "raise that limit")``: the words messages about a too long batch use."""
+    param = getattr(cls, "input_length_param", None)
+    if param:
+        return f"{param}={limit}", f"raise {param}"
+    return f"limit of {limit} tokens", "raise that limit"

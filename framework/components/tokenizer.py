@@ -3,6 +3,7 @@ special tokens, post-processing (templates, truncation, padding) and batches."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Collection, Iterable, Literal, Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..postprocess import (
 )
 from .base import Component
 
-__all__ = ["Tokenizer", "check_token_ids"]
+__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids"]
 
 
 def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
@@ -48,6 +49,25 @@ def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
     if bad.any():
         raise TokembedError(f"{name}: id {int(arr[bad][0])} is outside the vocabulary [0, {vocab_size})")
     return arr
+
+
+@dataclass(frozen=True)
+class TokenizerPlan:
+    """A tokenizer as planned from its parameters, before training (:meth:`Tokenizer.plan`).
+
+    Attributes
+    ----------
+    vocab_size : int or None
+        The largest vocabulary it can end with (its ``vocab_size`` parameter), None when unbounded or unknown.
+    special_ids : dict of str to int
+        The id each special token will get (empty when that is not known before training).
+    pad_token : str or None
+        The padding token, None when it cannot pad.
+    """
+
+    vocab_size: int | None = None
+    special_ids: dict[str, int] = field(default_factory=dict)
+    pad_token: str | None = None
 
 
 class Tokenizer(Component):
@@ -99,6 +119,28 @@ class Tokenizer(Component):
     def get_vocab(self) -> dict[str, int]:
         """The vocabulary, token -> id, special tokens included."""
         raise NotImplementedError
+
+    @classmethod
+    def plan(cls, params: dict[str, Any]) -> "TokenizerPlan":
+        """What this tokenizer will be, as far as its ``__init__`` parameters say before training: the largest
+        vocabulary it can have, the ids of its special tokens, its padding token. ``tokembed validate`` checks
+        the stages that read the tokenizer against it (an embedder's ``check_tokenizer_plan``, a batch's padding).
+
+        The default reads the trainer parameters every built-in shares (Hugging Face's names): ``vocab_size`` (an
+        upper bound when set), ``pad_token`` (or the class's ``pad_token`` attribute), and
+        :meth:`expected_special_ids`. ``params`` holds what a recipe sets; defaults are the class's. Override when
+        the parameters mean something else.
+        """
+        import inspect
+
+        defaults = {p.name: p.default for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+                    if p.default is not inspect.Parameter.empty}
+        merged = {**defaults, **params}
+        vocab = merged.get("vocab_size")
+        vocab = vocab if isinstance(vocab, int) and not isinstance(vocab, bool) else None
+        can_pad = "pad_token" in defaults or "pad_token" in params
+        pad = merged.get("pad_token") if can_pad else cls.pad_token
+        return TokenizerPlan(vocab, dict(cls.expected_special_ids(params) or {}), pad if isinstance(pad, str) else None)
 
     @classmethod
     def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:

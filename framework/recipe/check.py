@@ -14,6 +14,7 @@ from typing import Any, Literal
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import TokembedError, UnknownComponentError
+from ..components import describe_limit
 from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
@@ -416,64 +417,48 @@ class _Checker:
             self._bad_input(node, "vectorizers.input", pipeline.input, tok_labels, listing)
 
     def _batch_vs_max_len(self, emb: ComponentSpec, nodes: dict[str, Node]) -> None:
-        """A batch whose ``max_length`` exceeds the embedder's ``max_len`` (its position table) cannot be embedded."""
+        """A batch whose ``max_length`` exceeds what the embedder accepts (its position table) cannot be embedded."""
         if emb.batch is None or emb.batch.max_length is None:
             return
-        schema, _ = class_params(emb.cls)
-        if "max_len" not in schema:
-            return
-        limit = emb.params.get("max_len", schema["max_len"].default)
+        limit = self._ask(emb, "planned_max_input_length", self._thawed(emb))
         if isinstance(limit, int) and not isinstance(limit, bool) and emb.batch.max_length > limit:
+            limit_text, raise_it = describe_limit(emb.cls, limit)
             self.problems.add(nodes.get("batch.max_length") or nodes["<stage>"],
                               f"embedders.{emb.label}.batch.max_length",
-                              f"{emb.batch.max_length} is longer than the embedder's max_len={limit}; lower "
-                              "batch.max_length or raise max_len")
+                              f"{emb.batch.max_length} is longer than the embedder's {limit_text}; lower "
+                              f"batch.max_length or {raise_it}")
+
+    @staticmethod
+    def _thawed(spec: ComponentSpec) -> dict[str, Any]:
+        schema, _ = class_params(spec.cls)
+        return {k: thaw(v, schema[k].hint if k in schema else Any) for k, v in spec.params.items()}
+
+    @staticmethod
+    def _ask(spec: ComponentSpec, method: str, *args: Any) -> Any:
+        """``spec.cls.<method>(*args)``; a plugin whose planning breaks is left to fit, which reports in context."""
+        try:
+            return getattr(spec.cls, method)(*args)
+        except Exception:
+            return None
 
     def _bad_input(self, node: Node, path: str, name: str, labels: list[str], listing: str) -> None:
         self.problems.add(node, path, f"no tokenizer {name!r} in this recipe.{did_you_mean(name, labels)} "
                                       f"{listing[0].upper()}{listing[1:]}")
 
     def _embedder_vs_tokenizer(self, emb: ComponentSpec, tok: ComponentSpec, nodes: dict[str, Node]) -> None:
-        """The embedder's ``vocab_size``/``padding_idx``/batch padding, when set, against the tokenizer's plan."""
-        tschema, _ = class_params(tok.cls)
-        effective = {n: p.default for n, p in tschema.items() if p.default is not REQUIRED}
-        effective.update(tok.params)
-        planner = getattr(tok.cls, "expected_special_ids", None)
-        ids: dict[str, int] = {}
-        if callable(planner):
-            try:
-                ids = dict(planner({k: thaw(v, tschema[k].hint) for k, v in tok.params.items()}) or {})
-            except Exception:  # a tokenizer that cannot plan from these parameters: fit will say why
-                ids = {}
-        label = tok.label
-        vocab = emb.params.get("vocab_size")
-        if isinstance(vocab, int) and not isinstance(vocab, bool):
-            tvocab = effective.get("vocab_size") if "vocab_size" in tschema else None
-            if isinstance(tvocab, int) and not isinstance(tvocab, bool) and vocab < tvocab:
-                self.problems.add(nodes["vocab_size"], f"embedders.{emb.label}.vocab_size",
-                                  f"{vocab} is smaller than the vocab_size of tokenizer {label!r} ({tvocab}): ids "
-                                  f"up to {tvocab - 1} would have no row")
-            elif ids and vocab <= max(ids.values()):
-                top = max(ids, key=ids.__getitem__)
-                self.problems.add(nodes["vocab_size"], f"embedders.{emb.label}.vocab_size",
-                                  f"{vocab} leaves no row for the special token {top!r} of tokenizer {label!r} "
-                                  f"(id {ids[top]})")
-        if "pad_token" not in tschema:
+        """The embedder's parameters against its tokenizer's plan (:meth:`tokembed.Tokenizer.plan`, checked by
+        :meth:`tokembed.Embedder.check_tokenizer_plan`), and a padded batch against the tokenizer's pad token."""
+        plan = self._ask(tok, "plan", self._thawed(tok))
+        if plan is None:
             return
-        pad = effective.get("pad_token")
-        pidx = emb.params.get("padding_idx")
-        if pidx is not None and not isinstance(pidx, bool):
-            if pad is None:
-                self.problems.add(nodes["padding_idx"], f"embedders.{emb.label}.padding_idx",
-                                  f"{pidx} but tokenizer {label!r} has no pad token (pad_token: null)")
-            elif pad in ids and ids[pad] != pidx:
-                self.problems.add(nodes["padding_idx"], f"embedders.{emb.label}.padding_idx",
-                                  f"{pidx} disagrees with tokenizer {label!r}: its pad token {pad!r} will get id "
-                                  f"{ids[pad]}")
-        if emb.batch is not None and emb.batch.padding is not False and pad is None:
+        for param, message in self._ask(emb, "check_tokenizer_plan", self._thawed(emb), plan, tok.label) or ():
+            where = nodes.get(param) if param else None
+            self.problems.add(where or nodes["<stage>"],
+                              f"embedders.{emb.label}" + (f".{param}" if param else ""), message)
+        if emb.batch is not None and emb.batch.padding is not False and plan.pad_token is None:
             node = nodes.get("batch.padding") or nodes["<stage>"]
             self.problems.add(node, f"embedders.{emb.label}.batch.padding",
-                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {label!r} has pad_token: null")
+                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null")
 
 
 def _replace(spec: ComponentSpec, **changes: Any) -> ComponentSpec:

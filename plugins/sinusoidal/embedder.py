@@ -7,6 +7,7 @@ sqrt(d_model)) and 3.5 (positional encoding).
 from __future__ import annotations
 
 import base64
+import inspect
 import math
 from numbers import Integral, Real
 from typing import Any, ClassVar, Literal
@@ -144,6 +145,7 @@ class SinusoidalEmbedder(Embedder):
     name: ClassVar[str] = "sinusoidal"
     #: Not trained on data: the tables depend only on the parameters and ``seed``.
     fits_on_tokens: ClassVar[bool] = False
+    input_length_param: ClassVar[str] = "max_len"
 
     def __init__(
         self,
@@ -180,6 +182,35 @@ class SinusoidalEmbedder(Embedder):
     def max_input_length(self) -> int | None:
         """``max_len``: the positional table's length."""
         return self.max_len if isinstance(self.max_len, int) else None
+
+    @classmethod
+    def planned_max_input_length(cls, params: dict[str, Any]) -> int | None:
+        limit = params["max_len"] if "max_len" in params else inspect.signature(cls.__init__).parameters["max_len"].default
+        return limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+
+    @classmethod
+    def check_tokenizer_plan(cls, params: dict[str, Any], plan: Any, tokenizer: str) -> list[tuple[str | None, str]]:
+        """A ``vocab_size`` set below the tokenizer's (or leaving no row for a special token), and a
+        ``padding_idx`` set for a tokenizer without a pad token or disagreeing with its pad token's id."""
+        problems: list[tuple[str | None, str]] = []
+        vocab, ids = params.get("vocab_size"), plan.special_ids
+        if isinstance(vocab, int) and not isinstance(vocab, bool):
+            if plan.vocab_size is not None and vocab < plan.vocab_size:
+                problems.append(("vocab_size", f"{vocab} is smaller than the vocab_size of tokenizer {tokenizer!r} "
+                                               f"({plan.vocab_size}): ids up to {plan.vocab_size - 1} would have no row"))
+            elif ids and vocab <= max(ids.values()):
+                top = max(ids, key=ids.__getitem__)
+                problems.append(("vocab_size", f"{vocab} leaves no row for the special token {top!r} of tokenizer "
+                                               f"{tokenizer!r} (id {ids[top]})"))
+        pidx = params.get("padding_idx")
+        if pidx is not None and not isinstance(pidx, bool):
+            if plan.pad_token is None:
+                problems.append(("padding_idx", f"{pidx} but tokenizer {tokenizer!r} has no pad token "
+                                                "(pad_token: null)"))
+            elif plan.pad_token in ids and ids[plan.pad_token] != pidx:
+                problems.append(("padding_idx", f"{pidx} disagrees with tokenizer {tokenizer!r}: its pad token "
+                                                f"{plan.pad_token!r} will get id {ids[plan.pad_token]}"))
+        return problems
 
     # -- validation -------------------------------------------------------------------------------------------
     @classmethod
