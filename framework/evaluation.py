@@ -38,6 +38,7 @@ __all__ = [
     "evaluate_vectors",
     "evaluate_word_pairs",
     "evaluate_word_analogies",
+    "spearman_interval",
     "resolve_evaluation_sets",
     "format_evaluation",
     "EVALUATION_KINDS",
@@ -149,8 +150,9 @@ def evaluate_word_pairs(
     Returns
     -------
     dict
-        ``kind`` ("word_pairs"), ``spearman`` (rho), ``pvalue`` (two-sided, of rho), ``pearson`` (r between the
-        raw scores), ``pairs_used``, ``pairs_total``, ``oov_pairs`` (skipped: a word missing), ``oov_share``
+        ``kind`` ("word_pairs"), ``spearman`` (rho), ``pvalue`` (two-sided, of rho), ``spearman_ci95`` (its 95%
+        confidence interval ``[low, high]``, see :func:`spearman_interval`), ``pearson`` (r between the raw
+        scores), ``pairs_used``, ``pairs_total``, ``oov_pairs`` (skipped: a word missing), ``oov_share``
         (``oov_pairs / pairs_total``, a fraction, where gensim reports a percentage), ``restrict_vocab``,
         ``case_insensitive``. The correlations are None (null in JSON) when fewer than 3 pairs are usable or a
         side is constant.
@@ -180,7 +182,8 @@ def evaluate_word_pairs(
             gold.append(float(score))
     used = len(gold)
     total = len(items)
-    result: dict[str, Any] = {"kind": "word_pairs", "spearman": None, "pvalue": None, "pearson": None}
+    result: dict[str, Any] = {"kind": "word_pairs", "spearman": None, "pvalue": None, "pearson": None,
+                              "spearman_ci95": None}
     # every vector used is checked, even when too few pairs are left for a correlation: a NaN among them would
     # otherwise pass as "not enough pairs" (null) instead of the error it is
     _require_finite(kv, np.array(rows_a + rows_b, dtype=np.int64), _named("the word-pair evaluation", pairs))
@@ -194,6 +197,7 @@ def evaluate_word_pairs(
             rho, pvalue = stats.spearmanr(gold, model)
             pearson = stats.pearsonr(gold, model)[0] if np.ptp(model) > 0 and np.ptp(gold) > 0 else float("nan")
         result.update(spearman=_finite(rho), pvalue=_finite(pvalue), pearson=_finite(pearson))
+    result["spearman_ci95"] = spearman_interval(result["spearman"], used)
     result.update(
         pairs_used=used,
         pairs_total=total,
@@ -203,6 +207,25 @@ def evaluate_word_pairs(
         case_insensitive=bool(case_insensitive),
     )
     return result
+
+
+def spearman_interval(rho: float | None, n: int, level: float = 0.95) -> list[float] | None:
+    """The confidence interval of a Spearman correlation ``rho`` over ``n`` pairs, by Fisher's z transformation
+    with the variance of Fieller, Hartley & Pearson (1957) for Spearman's rho, ``1.06 / (n - 3)``:
+    ``tanh(atanh(rho) +/- z_(1 - (1 - level) / 2) * sqrt(1.06 / (n - 3)))``.
+
+    Returns ``[low, high]`` rounded to 6 decimals, or None when ``rho`` is None or ``n < 4``. A rho of exactly
+    +/-1 gives the degenerate interval ``[rho, rho]``.
+    """
+    if rho is None or n < 4:
+        return None
+    from scipy import stats
+
+    if abs(rho) >= 1.0:
+        return [float(rho), float(rho)]
+    half = float(stats.norm.ppf(0.5 + level / 2)) * math.sqrt(1.06 / (n - 3))
+    z = math.atanh(rho)
+    return [round(math.tanh(z - half), 6), round(math.tanh(z + half), 6)]
 
 
 # ---------------------------------------------------------------------------------------------------------------

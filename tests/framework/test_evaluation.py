@@ -368,3 +368,16 @@ def test_docs_api_signatures_are_the_code():
     for module in (tokembed.evaluation, tokembed.keyedvectors):
         functions = {n for n in module.__all__ if inspect.isfunction(getattr(module, n))}
         assert functions <= documented[module.__name__], functions - documented[module.__name__]
+
+
+def test_spearman_interval_by_fisher_z_with_fieller_variance():
+    from tokembed.evaluation import spearman_interval
+
+    # rho 0.5 over 103 pairs: atanh(0.5) = 0.549306, half width 1.959964 * sqrt(1.06 / 100) = 0.201791,
+    # tanh(0.347515) = 0.334170 and tanh(0.751097) = 0.635803
+    low, high = spearman_interval(0.5, 103)
+    assert low == pytest.approx(0.334170, abs=2e-6) and high == pytest.approx(0.635803, abs=2e-6)
+    assert spearman_interval(None, 100) is None and spearman_interval(0.3, 3) is None
+    assert spearman_interval(1.0, 10) == [1.0, 1.0]
+    lo, hi = spearman_interval(-0.2, 50)
+    assert -1 < lo < -0.2 < hi < 1  # around rho, inside (-1, 1)
