@@ -70,7 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     result = run_comparison(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
                             quiet=args.quiet)
-    text = render(result.comparison, args.format)
+    text = render(result.comparison, args.format, grid=result.grid)
     print(text, end="" if text.endswith("\n") else "\n")
     return 0
 

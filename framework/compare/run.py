@@ -55,6 +55,8 @@ class CompareRun:
         is not installed.
     timings : dict
         Step -> ``{"seconds": ...}`` (and ``MB_per_s`` for training), as in ``timings.json``.
+    grid : Grid or None
+        The tokenizers x embedders cells, when the recipe has ``compare.grid``.
     """
 
     output: Path
@@ -62,17 +64,31 @@ class CompareRun:
     tokenizers: dict[str, Any] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
     timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    grid: Any = None
 
 
-def render(comparison: Any, fmt: str, color: bool | None = None) -> str:
+def render(comparison: Any, fmt: str, color: bool | None = None, grid: Any = None) -> str:
     """The comparison as ``--format`` prints it: ``table`` (terminal table; colour when ``color`` or, by default,
-    when standard output is a terminal), ``json``, ``csv``, ``markdown`` or ``html``.
+    when standard output is a terminal), ``json``, ``csv``, ``markdown`` or ``html``. With a ``grid`` (a
+    :class:`~tokembed.compare.grid.Grid`), its table follows the comparison's (``table``), or it alone is given
+    as ``json``/``csv`` when there is no comparison.
 
     Raises
     ------
     TokembedError
         For an unknown format, or ``html`` without matplotlib.
     """
+    if comparison is None:
+        if grid is None:
+            raise TokembedError("nothing to render: no comparison and no grid")
+        grid_renderers: dict[str, Callable[[], str]] = {"table": grid.to_table, "json": grid.to_json,
+                                                        "csv": grid.to_csv, "markdown": grid.to_table}
+        if fmt not in grid_renderers:
+            raise TokembedError(f"format {fmt!r} is not available for a grid alone; choose from "
+                                f"{', '.join(grid_renderers)}")
+        return grid_renderers[fmt]()
+    if fmt == "table" and grid is not None:
+        return comparison.to_table(color=color) + "\n\n" + grid.to_table()
     if fmt == "table":
         return comparison.to_table(color=color)
     renderers: dict[str, Callable[[], str]] = {"json": comparison.to_json, "csv": comparison.to_csv,
@@ -203,27 +219,49 @@ def run_comparison(
 
         from .engine import compare_tokenizers
 
-        corpora = {name: open_corpus(c) for name, c in spec.corpora.items()}
-        parallel = timed("read parallel set", lambda: open_parallel(spec.parallel)) if spec.parallel is not None else None
-        n_tok, n_corp = len(tokenizers), len(corpora) + (len(parallel.texts) if parallel else 0)
-        _say(quiet, f"comparing {n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} "
-                    f"corp{'ora' if n_corp != 1 else 'us'} ...")
-        comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
-                                                                 metrics=spec.metrics, registry=reg,
-                                                                 samples=spec.samples))
-        files = comparison.write(work_dir, [f for f in _FILE_FORMATS if f != "html"])
+        comparison = None
+        files: dict[str, Path] = {}
+        if spec.corpora or spec.parallel is not None:
+            corpora = {name: open_corpus(c) for name, c in spec.corpora.items()}
+            parallel = (timed("read parallel set", lambda: open_parallel(spec.parallel))
+                        if spec.parallel is not None else None)
+            n_tok, n_corp = len(tokenizers), len(corpora) + (len(parallel.texts) if parallel else 0)
+            _say(quiet, f"comparing {n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} "
+                        f"corp{'ora' if n_corp != 1 else 'us'} ...")
+            comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
+                                                                     metrics=spec.metrics, registry=reg,
+                                                                     samples=spec.samples))
+            files = comparison.write(work_dir, [f for f in _FILE_FORMATS if f != "html"])
+        grid = None
+        if spec.grid is not None:
+            from .grid import run_grid
+
+            docs = train if isinstance(train, list) else None
+            if docs is None:
+                try:
+                    docs = timed("read training corpus", lambda: list(open_corpus(loaded.corpus)))
+                except CorpusError as exc:
+                    raise type(exc)(f"{loaded.corpus.location}: corpus: {exc}") from None
+            grid = timed("grid", lambda: run_grid(spec.grid, tokenizers, docs, folder=work_dir,
+                                                  progress=lambda m: _say(quiet, m), quiet=quiet))
+            files.update(grid.write(work_dir))
         try:
-            files.update(timed("write report.html", lambda: comparison.write(work_dir, ["html"])))
+            if comparison is not None:
+                files.update(timed("write report.html", lambda: comparison.write(work_dir, ["html"], grid=grid)))
+            elif grid is not None:
+                from .grid_report import write_grid_html
+
+                files["html"] = timed("write report.html", lambda: write_grid_html(grid, work_dir / "report.html"))
         except TokembedError as exc:  # matplotlib is an optional extra
             _say(False, f"tokembed: warning: report.html not written: {exc}")
         timings["total"] = {"seconds": round(time.perf_counter() - started, 4)}
         atomic_write_json(work_dir / "timings.json", timings)
-        return comparison, tokenizers, files
+        return comparison, tokenizers, files, grid
 
-    comparison, tokenizers, files = RunFolder(out_dir).write(_work)
+    comparison, tokenizers, files, grid = RunFolder(out_dir).write(_work)
     files = {k: out_dir / Path(p).name for k, p in files.items()}
     _say(quiet, f"wrote {out_dir}: {', '.join(p.name for p in files.values())}, timings.json")
-    return CompareRun(out_dir, comparison, tokenizers, files, timings)
+    return CompareRun(out_dir, comparison, tokenizers, files, timings, grid)
 
 
 def _size(docs: Any) -> int:

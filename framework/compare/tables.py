@@ -316,14 +316,14 @@ class Comparison:
                    + "; n/a: not defined for that corpus")
         return "\n".join(out)
 
-    def to_html(self, title: str | None = None) -> str:
+    def to_html(self, title: str | None = None, grid: Any = None) -> str:
         """The self-contained HTML report (see :func:`tokembed.compare.report.render_html`; needs matplotlib)."""
         from .report import render_html
 
-        return render_html(self, title=title)
+        return render_html(self, title=title, grid=grid)
 
     def write(self, out_dir: str | os.PathLike,
-              formats: Iterable[str] = ("json", "csv", "md", "html")) -> dict[str, Path]:
+              formats: Iterable[str] = ("json", "csv", "md", "html"), grid: Any = None) -> dict[str, Path]:
         """Write the comparison into ``out_dir`` (created), each file atomically.
 
         Parameters
@@ -331,6 +331,8 @@ class Comparison:
         out_dir : path
         formats : iterable of {"json", "csv", "md", "txt", "html"}
             File names are in :data:`FORMATS` (``comparison.json``, ..., ``report.html``).
+        grid : Grid, optional
+            Adds the grid's section to ``report.html``.
 
         Returns
         -------
@@ -350,7 +352,8 @@ class Comparison:
             raise TokembedError(f"unknown output format(s) {', '.join(map(repr, unknown))}; "
                                 f"choose from {', '.join(FORMATS)}")
         render = {"json": self.to_json, "csv": self.to_csv, "md": self.to_markdown,
-                  "txt": lambda: self.to_table(color=False, width=10_000) + "\n", "html": self.to_html}
+                  "txt": lambda: self.to_table(color=False, width=10_000) + "\n",
+                  "html": lambda: self.to_html(grid=grid)}
         out = Path(out_dir)
         return {f: atomic_write_text(out / FORMATS[f], render[f]()) for f in dict.fromkeys(formats)}
 

@@ -115,6 +115,9 @@ class _Checker:
         elif not comparing and not evaluate_only:
             self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
                                               "or {dataset: NAME}")
+        elif comparing and _has_grid(top["compare"][1]):
+            self.problems.add(root, "corpus", "missing: the grid's embedders train on the recipe's corpus: add "
+                                              "{builtin: moby-dick}, {path: FILE_OR_GLOB} or {dataset: NAME}")
         elif comparing and trained_labels(top["compare"][1]):
             first, *more = trained_labels(top["compare"][1])
             who = f"compare.tokenizers.{first} and {len(more)} more are" if more else \
@@ -459,6 +462,10 @@ class _Checker:
             node = nodes.get("batch.padding") or nodes["<stage>"]
             self.problems.add(node, f"embedders.{emb.label}.batch.padding",
                               f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null")
+
+
+def _has_grid(node: Node) -> bool:
+    return isinstance(node, MappingNode) and any(k == "grid" and not _is_null(v) for k, _, v in mapping_items(node))
 
 
 def _replace(spec: ComponentSpec, **changes: Any) -> ComponentSpec:

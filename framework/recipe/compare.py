@@ -17,6 +17,7 @@ from ..errors import UnknownComponentError
 from ..corpus import spread
 from .context import Context
 from .corpus import check_corpus, dataset_location
+from .grid import check_grid
 from .load import check_load
 from .nodes import (
     NULL_WORDS,
@@ -34,7 +35,7 @@ from .specs import CompareSpec, ComponentSpec, CorpusSpec, LoadSpec, ParallelSpe
 __all__ = ["COMPARE_KEYS", "PARALLEL_KEYS", "check_compare", "trained_labels"]
 
 #: Keys of the ``compare:`` mapping.
-COMPARE_KEYS = ("tokenizers", "corpora", "parallel", "metrics", "samples")
+COMPARE_KEYS = ("tokenizers", "corpora", "parallel", "metrics", "samples", "grid")
 #: Keys of ``compare.parallel``.
 PARALLEL_KEYS = ("dataset", "path", "reference", "languages", "errors", "sample_chapters")
 _AT_LEAST_ONE = Constraint.parse(">= 1")
@@ -93,11 +94,14 @@ class _CompareChecker:
         parallel = None
         if "parallel" in fields and not _is_null(fields["parallel"][1]):
             parallel = self.parallel(fields["parallel"][1])
-        if not any(k in fields and not _is_empty(fields[k][1]) for k in ("corpora", "parallel")):
+        grid = None
+        if "grid" in fields and not _is_null(fields["grid"][1]):
+            grid = check_grid(self.ctx, fields["grid"][1])
+        if not any(k in fields and not _is_empty(fields[k][1]) for k in ("corpora", "parallel", "grid")):
             at = fields["corpora"][1] if "corpora" in fields else node
             self.problems.add(at, "compare.corpora", f"{'missing' if 'corpora' not in fields else 'empty'}: the "
                                                      "corpora to compare on ({name: {path: ...}}), a parallel: set, "
-                                                     "or both")
+                                                     "a grid:, or several")
         if parallel is not None:
             for name in corpora:
                 if name in parallel.languages:
@@ -113,7 +117,7 @@ class _CompareChecker:
         if len(self.problems) > before or tokenizers is None:
             return None
         return CompareSpec(tokenizers, types.MappingProxyType(corpora), parallel, metrics, samples,
-                           self.problems.where(node))
+                           self.problems.where(node), grid)
 
     # -- tokenizers ---------------------------------------------------------------------------------------------
     def tokenizers(self, node: Node | None, parent: Node) -> tuple[ComponentSpec | LoadSpec, ...] | None:

@@ -33,7 +33,7 @@ from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
 from .params import INVALID, Constraint, coerce
 
-__all__ = ["EvaluateSpec", "VectorsSpec", "check_evaluate", "EVALUATE_KEYS"]
+__all__ = ["EvaluateSpec", "VectorsSpec", "check_evaluate", "check_sets", "EVALUATE_KEYS"]
 
 EVALUATE_KEYS = ("sets", "restrict_vocab", "pairs_restrict_vocab", "case_insensitive", "vectors")
 _SET_KINDS = ("word_pairs", "analogies")
@@ -139,7 +139,7 @@ class EvaluateSpec:
                 "case_insensitive": self.case_insensitive}
 
 
-def _sets(node: Node, path: str, problems: Problems) -> tuple[str, ...] | None:
+def check_sets(node: Node, path: str, problems: Problems) -> tuple[str, ...] | None:
     if not isinstance(node, SequenceNode) or not node.value:
         problems.add(node, path, f"expected a list of evaluation sets, e.g. [wordsim353, simlex999], "
                                  f"got {describe_node(node)}")
@@ -326,7 +326,7 @@ def check_evaluate(ctx: Context, node: Node) -> EvaluateSpec | None:
     problems, base_dir = ctx.problems, ctx.base_dir
     path = "evaluate"
     if isinstance(node, SequenceNode):
-        sets = _sets(node, path, problems)
+        sets = check_sets(node, path, problems)
         return EvaluateSpec(sets) if sets is not None else None
     if not isinstance(node, MappingNode):
         problems.add(node, path, "expected a list of evaluation sets or a mapping with sets:, got "
@@ -337,7 +337,7 @@ def check_evaluate(ctx: Context, node: Node) -> EvaluateSpec | None:
     for key, knode, vnode in mapping_items(node):
         where = join_path(path, key)
         if key == "sets":
-            values["sets"] = _sets(vnode, where, problems)
+            values["sets"] = check_sets(vnode, where, problems)
             ok = ok and values["sets"] is not None
         elif key == "vectors":
             values["vectors"] = _vectors(vnode, where, problems, base_dir)

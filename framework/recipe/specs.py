@@ -14,7 +14,8 @@ from typing import Any, Literal, Mapping
 from ..errors import RecipeError
 from .params import class_params, plain_data, thaw
 
-__all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "LoadSpec", "ParallelSpec", "CompareSpec",
+__all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "LoadSpec", "ParallelSpec", "GridSpec",
+           "CompareSpec",
            "Recipe", "SECTIONS"]
 
 #: Recipe section -> component kind.
@@ -361,6 +362,36 @@ class ParallelSpec:
 
 
 @dataclass(frozen=True)
+class GridSpec:
+    """The ``compare.grid:`` part: every embedder trained over every tokenizer's token sequences of the recipe's
+    corpus, each cell's word vectors scored on the evaluation sets.
+
+    Attributes
+    ----------
+    embedders : tuple of ComponentSpec
+        The embedders (kind ``embedder``, no ``input:``), in recipe order (the order of the columns).
+    sets : tuple of str
+        Evaluation dataset names (word pairs and analogies).
+    compose : {"mean", "sum", "fasttext"}
+        How an evaluation word split into several pieces gets its vector (:mod:`tokembed.pieces`).
+    save_vectors : bool
+        Write each cell's piece vectors (``grid/<tokenizer>.<embedder>.vectors.npz``: ``keys`` and ``vectors``).
+    location : str
+        ``FILE:LINE:COL`` of the ``grid:`` mapping.
+    """
+
+    embedders: tuple[ComponentSpec, ...]
+    sets: tuple[str, ...]
+    compose: str = "mean"
+    save_vectors: bool = True
+    location: str = _field(default="", compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"embedders": {s.label: s.as_dict() for s in self.embedders}, "sets": list(self.sets),
+                "compose": self.compose, "save_vectors": self.save_vectors}
+
+
+@dataclass(frozen=True)
 class CompareSpec:
     """The ``compare:`` section: tokenizers compared side by side on corpora and, optionally, a parallel set.
 
@@ -378,6 +409,8 @@ class CompareSpec:
         Sample sentences per corpus in the report (>= 0).
     location : str
         ``FILE:LINE:COL`` of the ``compare:`` mapping.
+    grid : GridSpec or None
+        Tokenizers x embedders: word vectors trained over each tokenizer's output and scored.
     """
 
     tokenizers: tuple[ComponentSpec | LoadSpec, ...]
@@ -386,6 +419,7 @@ class CompareSpec:
     metrics: tuple[str, ...] | None = None
     samples: int = 5
     location: str = _field(default="", compare=False)
+    grid: GridSpec | None = None
 
     @property
     def trained(self) -> tuple[ComponentSpec, ...]:
@@ -407,6 +441,10 @@ class CompareSpec:
             parts.append(f"{len(self.corpora)} corp{'ora' if len(self.corpora) != 1 else 'us'}")
         if self.parallel is not None:
             parts.append(f"{len(self.parallel.languages)} languages (parallel {self.parallel.name})")
+        if self.grid is not None:
+            n_emb = len(self.grid.embedders)
+            parts.append(f"a grid with {n_emb} embedder{'s' if n_emb != 1 else ''} and {len(self.grid.sets)} "
+                         f"evaluation set{'s' if len(self.grid.sets) != 1 else ''}")
         return text + " and ".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
@@ -418,6 +456,8 @@ class CompareSpec:
         if self.metrics is not None:
             out["metrics"] = list(self.metrics)
         out["samples"] = self.samples
+        if self.grid is not None:
+            out["grid"] = self.grid.as_dict()
         return out
 
 

@@ -242,7 +242,7 @@ def test_compare_needs_tokenizers_and_corpora(reg, tmp_path):
         "r.yaml:1:10: compare.tokenizers: missing: the tokenizers to compare, label -> {type: ...}, {preset: ...} "
         "(trained on the recipe's corpus) or {load: FILE}",
         "r.yaml:1:10: compare.corpora: missing: the corpora to compare on ({name: {path: ...}}), a parallel: set, "
-        "or both",
+        "a grid:, or several",
     ]
     assert problems_of("compare: [char]\n", reg, tmp_path) == [
         "r.yaml:1:10: compare: expected a mapping {tokenizers: {...}, corpora: {...}, parallel: {...}, metrics: "
