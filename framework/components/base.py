@@ -157,8 +157,9 @@ class Component:
         """Save the fitted component as JSON (``<label>.tokembed.json`` by convention), atomically.
 
         Arrays in the state (NumPy arrays among the top-level values of ``_get_state()``: vectors, matrices) are
-        not written into the JSON: they go to an ``.npz`` file beside it (``<label>.tokembed.npz``), written first
-        and deterministically, whose name and SHA-256 the JSON records; :meth:`load` checks both.
+        not written into the JSON: they go to an ``.npz`` file beside it (``<label>.tokembed.npz``, see
+        :func:`arrays_path`), written first and deterministically, whose SHA-256 the JSON records; :meth:`load`
+        checks it. The JSON does not name the file, so the same state saved under two labels gives equal bytes.
 
         Raises
         ------
@@ -175,11 +176,11 @@ class Component:
         for key, arr in arrays.items():
             if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
                 raise TokembedError(f"{self.name}: the fitted {key} holds NaN or infinity; nothing was saved")
-        side = arrays_path(path)
         blob = npz_bytes(arrays)
-        atomic_write_bytes(side, blob)
+        atomic_write_bytes(arrays_path(path), blob)
         data["state"] = {k: v for k, v in state.items() if k not in arrays}
-        data["arrays"] = {"file": side.name, "names": list(arrays), "sha256": hashlib.sha256(blob).hexdigest()}
+        # the file is found from the JSON's own name (arrays_path), so the JSON's bytes do not depend on the label
+        data["arrays"] = {"names": list(arrays), "sha256": hashlib.sha256(blob).hexdigest()}
         return atomic_write_json(path, data)
 
     @classmethod
@@ -244,10 +245,9 @@ def read_artifact(path: str | os.PathLike) -> Any:
     if not isinstance(data, dict) or "arrays" not in data:
         return data
     ref = data.pop("arrays")
-    if not (isinstance(ref, dict) and isinstance(ref.get("file"), str) and isinstance(ref.get("sha256"), str)
-            and isinstance(data.get("state"), dict)):
-        raise ArtifactError(f"{path}: broken \"arrays\" entry (it needs \"file\" and \"sha256\")")
-    side = Path(path).with_name(Path(ref["file"]).name)
+    if not (isinstance(ref, dict) and isinstance(ref.get("sha256"), str) and isinstance(data.get("state"), dict)):
+        raise ArtifactError(f"{path}: broken \"arrays\" entry (it needs \"sha256\")")
+    side = arrays_path(path)
     try:
         blob = side.read_bytes()
     except OSError as exc:

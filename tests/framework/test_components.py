@@ -407,12 +407,13 @@ def test_state_arrays_are_saved_beside_the_json_and_checked_on_load(tmp_path):
     path = tmp_path / "a.tokembed.json"
     cls().fit().save(path)
     data = json.loads(path.read_text())
-    assert data["arrays"]["file"] == "a.tokembed.npz" and "table" not in data["state"]
+    assert data["arrays"]["names"] == ["table"] and "table" not in data["state"]
     back = cls.load(path)
     assert back.table_.dtype == np.float32 and back.table_.tolist() == [[0, 1], [2, 3], [4, 5]]
     first = (tmp_path / "a.tokembed.npz").read_bytes()
     cls().fit().save(tmp_path / "b.tokembed.json")
     assert (tmp_path / "b.tokembed.npz").read_bytes() == first  # deterministic: no time stamps in the zip
+    assert (tmp_path / "b.tokembed.json").read_bytes() == path.read_bytes()  # the JSON names no file
     (tmp_path / "a.tokembed.npz").write_bytes((tmp_path / "b.tokembed.npz").read_bytes()[:-10])
     with pytest.raises(ArtifactError, match="not the one saved with it"):
         cls.load(path)
