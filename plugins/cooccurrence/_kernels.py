@@ -3,7 +3,7 @@
 Entry points, ``@njit(cache=True, nogil=True)`` (the counter runs them in threads, one token range each):
 
 - :func:`count_block`: the window loop over one token range; frequent pairs go to a dense block, the others are
-  written to a buffer as packed int64 keys ``(a * n_rows + b) * n_dist + code``;
+  written to a buffer as packed int64 keys ``((a * n_rows + b) << code_bits) | code``;
 - :func:`sort_reduce`: sort such a buffer (LSD radix sort) and sum equal pairs into a sorted run;
 - :func:`merge_runs`: merge two sorted runs, summing equal keys;
 - :func:`dense_to_run`: the non-zero cells of the dense block as a sorted run;
@@ -18,11 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_RADIX_BITS = 11
-
-
 @njit(cache=True, nogil=True)
-def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist, weights, n_rows, n_dense, dense,
+def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, code_bits, weights, n_rows, n_dense, dense,
                 buf):
     """Add every pair whose right-hand token lies in ``ids[start:stop]``; return how many keys went to ``buf``.
 
@@ -40,8 +37,8 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
                                        read from the document, so adjacent ranges count every pair exactly once)
     window : int >= 1
     symmetric : bool
-    n_dist : int                       ``window`` (harmonic: the distance is part of the key) or 1 (uniform)
-    weights : int64 (n_dist,)          scaled weight of distance code ``d - 1`` (or of code 0 when uniform)
+    code_bits : int                    bits of the distance code ``d - 1`` in the key (0 when uniform: one code)
+    weights : int64 (>= 1,)            scaled weight of distance code ``d - 1`` (of code 0 when uniform)
     n_rows : int                       number of kept rows
     n_dense : int                      rows ``< n_dense`` on both sides are added into ``dense``
     dense : int64 (n_dense * n_dense,) row-major dense block (modified in place)
@@ -76,7 +73,7 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
         kmax = filled if filled < window else window
         for k in range(1, kmax + 1):
             c = hist[(j - k) % window]
-            code = k - 1 if n_dist > 1 else 0
+            code = k - 1 if code_bits > 0 else 0
             if symmetric and c > r:
                 a = r
                 b = c
@@ -86,7 +83,7 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
             if a < n_dense and b < n_dense:
                 dense[a * n_dense + b] += weights[code]
             else:
-                buf[n] = (a * n_rows + b) * n_dist + code
+                buf[n] = ((a * n_rows + b) << code_bits) | code
                 n += 1
         hist[j % window] = r
         j += 1
@@ -95,57 +92,66 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
 
 
 @njit(cache=True, nogil=True)
-def sort_reduce(buf, n, tmp, n_bits, n_dist, weights):
-    """Sort ``buf[:n]`` (non-negative keys below ``2 ** n_bits``; ``tmp`` is scratch of the same size) and sum the
-    weights of equal pairs: returns ``(keys, sums)``, int64, ``keys`` strictly increasing ``(key // n_dist)``."""
+def sort_reduce(buf, n, tmp, pair_bits, code_bits, weights):
+    """Sort ``buf[:n]`` by pair and sum the weights of equal pairs: returns ``(keys, sums)``, int64, ``keys``
+    (the pairs ``a * n_rows + b``) strictly increasing. ``buf`` and ``tmp`` (scratch, same size) are overwritten.
+
+    LSD radix sort on the ``pair_bits`` bits above the ``code_bits`` of the distance code (the codes need no
+    order: equal pairs only have to be adjacent), in passes of at most 12 bits, with every pass's histogram taken
+    in one read; a pass whose digit is the same for all keys is skipped.
+    """
+    n_pass = (pair_bits + 11) // 12 if pair_bits > 0 else 0
+    digit = (pair_bits + n_pass - 1) // n_pass if n_pass else 1
+    n_buckets = 1 << digit
+    mask = n_buckets - 1
+    hist = np.zeros((max(n_pass, 1), n_buckets), np.int64)
+    for i in range(n):
+        v = buf[i] >> code_bits
+        for p in range(n_pass):
+            hist[p, (v >> (p * digit)) & mask] += 1
     src = buf
     dst = tmp
-    n_buckets = 1 << _RADIX_BITS
-    mask = n_buckets - 1
-    shift = 0
-    count = np.empty(n_buckets, np.int64)
-    while shift < n_bits:
-        count[:] = 0
-        for i in range(n):
-            count[(src[i] >> shift) & mask] += 1
+    for p in range(n_pass):
         single = False
         for b in range(n_buckets):
-            if count[b] == n:
+            if hist[p, b] == n:
                 single = True
                 break
-        if not single:
-            total = 0
-            for b in range(n_buckets):
-                c = count[b]
-                count[b] = total
-                total += c
-            for i in range(n):
-                v = src[i]
-                d = (v >> shift) & mask
-                dst[count[d]] = v
-                count[d] += 1
-            src, dst = dst, src
-        shift += _RADIX_BITS
+        if single:
+            continue
+        total = 0
+        for b in range(n_buckets):
+            c = hist[p, b]
+            hist[p, b] = total
+            total += c
+        shift = code_bits + p * digit
+        for i in range(n):
+            v = src[i]
+            d = (v >> shift) & mask
+            dst[hist[p, d]] = v
+            hist[p, d] += 1
+        src, dst = dst, src
     # reduce: equal pairs are adjacent
     n_unique = 0
     prev = -1
     for i in range(n):
-        pair = src[i] // n_dist
+        pair = src[i] >> code_bits
         if pair != prev:
             n_unique += 1
             prev = pair
     keys = np.empty(n_unique, np.int64)
     sums = np.zeros(n_unique, np.int64)
+    code_mask = (1 << code_bits) - 1
     u = -1
     prev = -1
     for i in range(n):
         v = src[i]
-        pair = v // n_dist
+        pair = v >> code_bits
         if pair != prev:
             u += 1
             keys[u] = pair
             prev = pair
-        sums[u] += weights[v - pair * n_dist]
+        sums[u] += weights[v & code_mask]
     return keys, sums
 
 

@@ -12,9 +12,9 @@ so the most frequent words have the smallest rows, and:
 
 1. pairs of two rows below ``n_dense`` (the 2,048 most frequent words by default: more than half of all pairs
    in English text) are added into a dense int64 block, one random access each and no further work;
-2. every other pair is written to a buffer as one packed int64 key ``(a * n_rows + b) * n_dist + code`` (the
-   distance code rides in the key, so no weight array travels with it); a full buffer is radix-sorted and reduced
-   to a sorted run of distinct pairs (:func:`_kernels.sort_reduce`);
+2. every other pair is written to a buffer as one packed int64 key ``((a * n_rows + b) << code_bits) | code``
+   (the distance code rides in the low bits, so no weight array travels with it); a full buffer is radix-sorted
+   on the pair bits only and reduced to a sorted run of distinct pairs (:func:`_kernels.sort_reduce`);
 3. runs are kept on a stack and merged whenever the newest is at least half as long as the one below it (a
    binary-counter merge), so at most ``log2`` of them live at once and the memory is bounded by the number of
    distinct pairs (plus one buffer), not by the number of pair occurrences; this is GloVe's dense array for
@@ -296,8 +296,8 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
     if row_of_id.size and int(row_of_id.max()) >= n_rows:
         raise TokembedError(f"cooccurrence: row_of_id holds a row >= n_rows ({n_rows})")
     scale, weights = weight_scale(window, weighting)
-    n_dist = window if weighting == "harmonic" else 1
-    if n_rows * n_rows * n_dist > _INT64_MAX:
+    code_bits = int(window - 1).bit_length() if weighting == "harmonic" else 0
+    if (n_rows * n_rows) << code_bits > _INT64_MAX:
         raise TokembedError(f"cooccurrence: {n_rows} rows are too many to pack a pair into an int64 key")
     kept_tokens = int(np.count_nonzero(row_of_id[ids] >= 0)) if ids.size else 0
     # the largest possible sum: every kept token adds at most `scale * H(window) * 2` to one cell
@@ -307,7 +307,7 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
     n_dense = min(n_rows, DEFAULT_DENSE_WORDS if dense_words is None else max(0, int(dense_words)))
     cap = DEFAULT_BUFFER_KEYS if buffer_keys is None else max(int(buffer_keys), window)
     block_tokens = max(1, cap // window)
-    n_bits = max(1, int(n_rows * n_rows * n_dist - 1).bit_length())
+    pair_bits = int(n_rows * n_rows - 1).bit_length() if n_rows > 1 else 0
     n_workers = min(_resolve_workers(workers), max(1, ids.size // (4 * block_tokens) + 1))
 
     def count_part(lo: int, hi: int) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
@@ -318,10 +318,10 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
         stack: list[tuple[np.ndarray, np.ndarray]] = []
         for start in range(lo, hi, step):
             stop = min(hi, start + step)
-            n = _k.count_block(ids, offsets, row_of_id, start, stop, window, bool(symmetric), n_dist, weights,
+            n = _k.count_block(ids, offsets, row_of_id, start, stop, window, bool(symmetric), code_bits, weights,
                                n_rows, n_dense, dense, buf)
             if n:
-                stack.append(_k.sort_reduce(buf, n, tmp, n_bits, n_dist, weights))
+                stack.append(_k.sort_reduce(buf, n, tmp, pair_bits, code_bits, weights))
                 while len(stack) > 1 and 2 * stack[-1][0].size >= stack[-2][0].size:
                     top = stack.pop()
                     below = stack.pop()
