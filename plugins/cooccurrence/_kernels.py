@@ -192,6 +192,8 @@ def merge_runs(keys_a, sums_a, keys_b, sums_b):
         sums[n] = sums_b[j]
         j += 1
         n += 1
+    if n == na + nb:
+        return keys, sums
     return keys[:n].copy(), sums[:n].copy()
 
 
@@ -217,11 +219,13 @@ def dense_to_run(dense, n_dense, n_rows):
 
 
 @njit(cache=True, nogil=True)
-def runs_to_csr(keys, sums, n_rows, symmetric):
-    """The full matrix of a run as CSR arrays ``(indptr int64 (n_rows + 1,), indices int32 (nnz,), values int64
-    (nnz,))``, columns sorted in each row. When ``symmetric`` the run holds the upper half (a <= b): cell (a, b)
-    with a < b is written at (a, b) and (b, a), a diagonal cell at (a, a) with twice its value (GloVe adds a pair
-    of one word with itself once for each direction)."""
+def runs_to_csr(keys, sums, n_rows, symmetric, scale, single):
+    """The full matrix of a run as CSR arrays ``(indptr int64 (n_rows + 1,), indices int32 (nnz,), values64,
+    values32)``, columns sorted in each row, each value ``sum / scale`` computed in float64: in ``values64``
+    (float64 (nnz,)) when ``single`` is false, else rounded once more into ``values32`` (float32 (nnz,)); the other
+    array is empty. When ``symmetric`` the run holds the upper half (a <= b): cell (a, b) with a < b is written at
+    (a, b) and (b, a), a diagonal cell at (a, a) with twice its value (GloVe adds a pair of one word with itself
+    once for each direction)."""
     nnz_half = keys.shape[0]
     counts = np.zeros(n_rows + 1, np.int64)
     for i in range(nnz_half):
@@ -236,23 +240,35 @@ def runs_to_csr(keys, sums, n_rows, symmetric):
         indptr[r + 1] = indptr[r] + counts[r + 1]
     nnz = indptr[n_rows]
     indices = np.empty(nnz, np.int32)
-    values = np.empty(nnz, np.int64)
+    values64 = np.empty(0 if single else nnz, np.float64)
+    values32 = np.empty(nnz if single else 0, np.float32)
+    inv = 1.0 / scale
+    exact = scale == 1.0
     fill = indptr[:n_rows].copy()
-    if symmetric:
-        # lower part first: row b receives (b, a) for a < b in increasing a, which is the run's order
+    for part in range(2):
+        # part 0 (symmetric only): the lower half, row b receiving (b, a) for a < b in increasing a, which is the
+        # run's order; part 1: the stored half in row order, after the lower half of each row
+        if part == 0 and not symmetric:
+            continue
         for i in range(nnz_half):
             a = keys[i] // n_rows
             b = keys[i] - a * n_rows
-            if a != b:
-                p = fill[b]
-                indices[p] = a
-                values[p] = sums[i]
-                fill[b] = p + 1
-    for i in range(nnz_half):
-        a = keys[i] // n_rows
-        b = keys[i] - a * n_rows
-        p = fill[a]
-        indices[p] = b
-        values[p] = 2 * sums[i] if (symmetric and a == b) else sums[i]
-        fill[a] = p + 1
-    return indptr, indices, values
+            if part == 0:
+                if a == b:
+                    continue
+                row = b
+                col = a
+                v = sums[i]
+            else:
+                row = a
+                col = b
+                v = 2 * sums[i] if (symmetric and a == b) else sums[i]
+            p = fill[row]
+            indices[p] = col
+            x = np.float64(v) if exact else np.float64(v) / scale
+            if single:
+                values32[p] = np.float32(x)
+            else:
+                values64[p] = x
+            fill[row] = p + 1
+    return indptr, indices, values64, values32

@@ -165,39 +165,31 @@ class CooccurrenceCounts:
                      for i in range(0, len(items), 2)]
         return items[0]
 
-    def to_csr_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The full matrix as ``(indptr int64 (V + 1,), indices int32 (nnz,), scaled int64 values (nnz,))``, columns
-        sorted within each row (divide the values by ``scale`` for the weights)."""
-        return _kernels().runs_to_csr(self.keys, self.sums, self.n_rows, self.symmetric)
+    def to_csr_arrays(self, dtype: Any = np.float64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The full matrix as ``(indptr int64 (V + 1,), indices int32 (nnz,), values (nnz,) of dtype)``, columns
+        sorted within each row; each value is the exact sum rounded once to float64 (then to float32 if asked)."""
+        single = np.dtype(dtype) == np.float32
+        if not single and np.dtype(dtype) != np.float64:
+            raise TokembedError(f"cooccurrence: dtype must be float32 or float64, got {np.dtype(dtype)}")
+        indptr, indices, v64, v32 = _kernels().runs_to_csr(self.keys, self.sums, self.n_rows, self.symmetric,
+                                                           float(self.scale), bool(single))
+        return indptr, indices, (v32 if single else v64)
 
     def to_coo(self, dtype: Any = np.float64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The full matrix as COO arrays ``(row int32 (nnz,), col int32 (nnz,), value dtype (nnz,))`` sorted by
         (row, col); mirrored when symmetric (the diagonal holds both directions, as GloVe writes it)."""
-        indptr, indices, values = self.to_csr_arrays()
+        indptr, indices, values = self.to_csr_arrays(dtype)
         rows = np.repeat(np.arange(self.n_rows, dtype=np.int32), np.diff(indptr))
-        return rows, indices, _scaled(values, self.scale, dtype)
+        return rows, indices, values
 
     def to_csr(self, dtype: Any = np.float32):
         """The full matrix as a ``scipy.sparse.csr_matrix`` of shape (V, V), sorted indices, no explicit zeros."""
         import scipy.sparse as sp
 
-        indptr, indices, values = self.to_csr_arrays()
-        m = sp.csr_matrix((_scaled(values, self.scale, dtype), indices, indptr), shape=(self.n_rows, self.n_rows))
+        indptr, indices, values = self.to_csr_arrays(dtype)
+        m = sp.csr_matrix((values, indices, indptr), shape=(self.n_rows, self.n_rows))
         m.has_sorted_indices = True
         return m
-
-    def row_sums(self) -> np.ndarray:
-        """Scaled int64 sums of each row of the full matrix, (V,) (exact)."""
-        indptr, _, values = self.to_csr_arrays()
-        csum = np.concatenate([[0], np.cumsum(values)])
-        return csum[indptr[1:]] - csum[indptr[:-1]]
-
-
-def _scaled(values: np.ndarray, scale: int, dtype: Any) -> np.ndarray:
-    out = values.astype(np.float64)
-    if scale != 1:
-        out /= float(scale)
-    return out.astype(dtype, copy=False)
 
 
 def select_vocabulary(keys: Sequence[str], counts: np.ndarray, min_count: int = 1,
@@ -326,6 +318,10 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
                     top = stack.pop()
                     below = stack.pop()
                     stack.append(_k.merge_runs(below[0], below[1], top[0], top[1]))
+        while len(stack) > 1:  # collapse in this thread, so the main thread merges one run per part
+            top = stack.pop()
+            below = stack.pop()
+            stack.append(_k.merge_runs(below[0], below[1], top[0], top[1]))
         return dense, stack
 
     n_tok = int(ids.size)
@@ -338,11 +334,17 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
         results = [count_part(*p) for p in parts]
     runs: list[tuple[np.ndarray, np.ndarray]] = []
     dense_total = None
-    for dense, stack in results:
+    while results:
+        dense, stack = results.pop(0)
         runs.extend(stack)
-        dense_total = dense if dense_total is None else dense_total + dense
+        if dense_total is None:
+            dense_total = dense
+        else:
+            dense_total += dense
+        del dense, stack
     if dense_total is not None and n_dense:
         runs.append(_k.dense_to_run(dense_total, n_dense, n_rows))
+    del dense_total
     runs.sort(key=lambda r: r[0].size)
     while len(runs) > 1:
         a = runs.pop(0)
