@@ -360,8 +360,15 @@ def _seed_overrides(cls: type) -> dict[str, Any]:
     return out
 
 
+def _artifact_path(tmp: Path, label: str) -> Path:
+    """Where ``_artifact_bytes(..., label)`` saves: one folder per label and the same file name in each, so that
+    artifacts that name their arrays file (``component.tokembed.npz``) compare equal whatever their label."""
+    return tmp / label / "component.tokembed.json"
+
+
 def _artifact_bytes(cls: type, obj: Any, tmp: Path, label: str) -> bytes:
-    path = tmp / f"{label}.tokembed.json"
+    path = _artifact_path(tmp, label)
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         obj.save(path)
     except TokembedError as exc:
@@ -615,7 +622,7 @@ def check_save_load_roundtrip(cls: type, fit_data: Any = None, inputs: Any = Non
                 or art.get("type") != cls.name:
             _fail(cls, "the saved artifact does not carry format 'tokembed', its kind and its type (name)")
         try:
-            loaded = cls.load(tmp_path / "first.tokembed.json")
+            loaded = cls.load(_artifact_path(tmp_path, "first"))
         except TokembedError as exc:
             _fail(cls, f"load of its own artifact raised {type(exc).__name__}: {exc}")
         if type(loaded) is not cls:
@@ -650,8 +657,8 @@ def check_load_rejects_broken(cls: type, fit_data: Any = None, inputs: Any = Non
             "unknown format version": dumps_json({**art, "format_version": 10**6}).encode("utf-8", "surrogatepass"),
             "not an artifact": b'{"hello": "world"}\n',
         }
-        for label, content in cases.items():
-            path = tmp_path / f"{label.replace(' ', '-')}.tokembed.json"
+        for label, content in cases.items():  # beside the good artifact, so its arrays file is found
+            path = _artifact_path(tmp_path, "good").with_name(f"{label.replace(' ', '-')}.tokembed.json")
             if content is not None:
                 path.write_bytes(content)
             try:
