@@ -97,6 +97,7 @@ class TermVectorizer(Vectorizer):
         self._saw_token = False
         self._saw_raw = False
         self._lookup_cache: tuple[Any, Any] | None = None
+        self._problem: Exception | None = None
 
     def fit(self, X: Any) -> "TermVectorizer":
         """Learn the vocabulary (and the statistics the weighting needs) from the documents ``X``.
@@ -153,11 +154,15 @@ class TermVectorizer(Vectorizer):
         the counts of every term seen, so ``partial_fit`` on it raises :class:`TokembedError`.
 
         Each call re-selects the vocabulary from all counts (a sort of the terms seen); give chunks of many
-        documents.
+        documents. A selection that is empty so far (no term yet, or none passing ``min_df`` / ``max_df`` with the
+        documents seen) is not an error here, since later chunks may change it: the vectorizer then stays
+        unfitted, and ``transform`` raises that problem (:class:`EmptyVocabularyError`, or the
+        :class:`ParameterError` of ``min_df`` above ``max_df``) until a later chunk resolves it.
 
         Raises
         ------
-        As :meth:`fit`; an empty chunk adds nothing.
+        ParameterError, TokembedError
+            As :meth:`fit`, for parameters and input; an empty chunk adds nothing.
         """
         if getattr(self, "_counts", None) is None:
             if self.is_fitted():
@@ -167,8 +172,20 @@ class TermVectorizer(Vectorizer):
             self._start()
         seqs = self._sequences(X, fitting=True)
         self._learn(seqs)
-        self._finish()
+        try:
+            self._finish()
+        except (EmptyVocabularyError, ParameterError) as exc:  # may be resolved by a later chunk
+            for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+                delattr(self, key)
+            self._problem = exc
         return self
+
+    def _check_is_fitted(self) -> None:
+        problem = getattr(self, "_problem", None)
+        if problem is not None and not self.is_fitted():
+            raise type(problem)(*problem.args) if not isinstance(problem, ParameterError) else \
+                ParameterError(problem.component, problem.param, problem.problem)
+        super()._check_is_fitted()
 
     def _sequences(self, X: Any, fitting: bool = False) -> TokenSequences:
         """``X`` as token sequences without the stop words; when ``fitting``, note what was seen (for messages)."""
@@ -205,6 +222,7 @@ class TermVectorizer(Vectorizer):
         self.n_docs_ = counts.n_docs
         self._feature_names = np.array(terms, dtype=object)
         self._lookup_cache = None
+        self._problem = None
         self._set_weights(df, counts.n_docs)
 
     def _nothing_found(self) -> str:
