@@ -76,7 +76,7 @@ def test_a_selection_problem_of_early_chunks_is_deferred_and_resolved():
     vec.partial_fit(["a c"])
     assert vec.vocabulary_ == {"a": 0}
     # with one document seen, max_df=1.0 is 1 document, below min_df=2: deferred as well
-    vec = BagOfWords(min_df=2).partial_fit([""])
+    vec = BagOfWords(min_df=2).partial_fit(["a"])
     with pytest.raises(ParameterError, match="min_df=2 .* is above max_df=1.0"):
         vec.get_feature_names_out()
 
