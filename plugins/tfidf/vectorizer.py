@@ -249,7 +249,7 @@ class TfidfVectorizer(BagOfWords):
             data += 1.0
         data *= self.idf_[matrix.indices]
         if self.norm is not None:
-            _kernels.normalize_rows(matrix.indptr, data, self.norm == "l1")
+            _kernels.normalize_rows(matrix.indptr.astype(np.int64, copy=False), data, self.norm == "l1")
         matrix.data = data.astype(np.dtype(self.dtype), copy=False)
         return matrix
 

@@ -17,6 +17,8 @@ KERNELS = {
     "tokembed.plugins._subword._kernels_encode": ["encode_words"],
     "tokembed.plugins.bpe._kernels": ["_dedup_words", "expand_words"],
     "tokembed.plugins.wordpiece._kernels": ["build_vocab_table", "encode_chunk", "pieces_text"],
+    "tokembed.plugins.tfidf._kernels": ["count_rows", "ngram_features", "normalize_rows"],
+    "tokembed.plugins.svd._kernels": ["csr_times_dense"],
 }
 
 _PROGRAM = """
@@ -28,8 +30,13 @@ from tokembed.text import fast
 from tokembed.text.pre_tokenizers import GPT2, Bert
 from tokembed.plugins.bpe.tokenizer import BPETokenizer
 from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
+from tokembed.plugins.tfidf.vectorizer import BagOfWords, TfidfVectorizer
+from tokembed.plugins.tfidf.onehot import OneHotVectorizer
+from tokembed.plugins.svd.vectorizer import TruncatedSVD
 
 fast.warmup()
+TfidfVectorizer.warmup()
+TruncatedSVD.warmup()
 BPETokenizer.warmup()
 WordPieceTokenizer.warmup()
 # real calls of every path after the warmups: none may compile another signature
@@ -51,6 +58,12 @@ for scoring in ("likelihood", "frequency"):
     wp = WordPieceTokenizer(vocab_size=80, scoring=scoring, show_progress=False).fit(docs)
     wp.encode(long_text)
     wp.encode_batch(docs, num_workers=2)
+for vec in (TfidfVectorizer(ngram_range=(1, 2), norm="l1"), BagOfWords(stop_words=["the"]), OneHotVectorizer()):
+    X = vec.fit_transform(docs)
+    vec.transform([d.split() for d in docs])
+    vec.partial_fit(docs[:3])
+for algorithm in ("randomized", "arpack"):
+    TruncatedSVD(n_components=3, algorithm=algorithm).fit(X.astype("float32")).transform(X.toarray())
 
 out = {}
 for name in KERNELS:
