@@ -511,6 +511,39 @@ def _chunks(docs: Iterable[str], norm: Normalizer, chunk_bytes: int, whole: bool
         yield _pack(parts)
 
 
+def _list_chunks(docs: list, chunk_bytes: int) -> Iterator[tuple[np.ndarray, np.ndarray]] | None:
+    """:func:`_chunks` of whole documents for a list of str and no normalizer, without a Python step per
+    document: about ``chunk_bytes`` code points of documents are joined and encoded at once, and the document
+    bounds found from the code-point lengths (through the positions of the UTF-8 lead bytes when the text is not
+    ASCII). None when a document is not a str (the generic path then reports it)."""
+    try:
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        if not all(map(str.__instancecheck__, docs)):
+            return None
+    except TypeError:
+        return None
+
+    def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        ends = np.cumsum(lengths)
+        start = 0
+        while start < len(docs):
+            base = ends[start - 1] if start else 0
+            stop = max(start + 1, int(np.searchsorted(ends, base + chunk_bytes, side="left")) + 1)
+            stop = min(stop, len(docs))
+            text = "".join(docs[start:stop])
+            data = text.encode("utf-8", "surrogatepass")
+            bounds = np.zeros(stop - start + 1, dtype=np.int64)
+            np.cumsum(lengths[start:stop], out=bounds[1:])
+            buf = np.frombuffer(data, dtype=np.uint8)
+            if len(data) != len(text):
+                lead = np.flatnonzero((buf & 0xC0) != 0x80)
+                bounds = np.append(lead, len(data))[bounds]
+            yield buf, bounds
+            start = stop
+
+    return chunks()
+
+
 def _pack(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     bounds = np.zeros(len(parts) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), out=bounds[1:])
@@ -684,7 +717,11 @@ def index_words(
         end_parts.append(doc_ends + n_pieces)
         n_pieces += piece_ids.shape[0]
 
-    chunks = _chunks(docs, norm, int(chunk_bytes), whole=True)
+    chunks = None
+    if isinstance(docs, list) and type(norm) is Identity:
+        chunks = _list_chunks(docs, int(chunk_bytes))
+    if chunks is None:
+        chunks = _chunks(docs, norm, int(chunk_bytes), whole=True)
     if workers == 1:
         for chunk in chunks:
             take(index_chunk(chunk))
