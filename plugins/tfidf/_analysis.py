@@ -61,14 +61,14 @@ def _token_lists(name: str, docs: Iterable[Any]) -> Iterable[Any]:
 def _raw_documents(name: str, docs: Iterable[Any], pre_tokenizer: Any, lowercase: bool) -> TokenSequences:
     from tokembed.text import fast
 
-    def checked() -> Iterable[str]:
-        for i, doc in enumerate(docs):
-            if not isinstance(doc, str):
-                raise TokembedError(f"{name}: document {i} is a {type(doc).__name__} but document 0 is a str; give "
-                                    "every document in the same form")
-            yield doc.lower() if lowercase else doc
-
-    ids, offsets, words = fast.index_words(checked(), pre_tokenizer)
+    docs = list(docs)  # the ids of every document are held anyway; a list takes index_words' fast path
+    if not all(map(str.__instancecheck__, docs)):
+        i, doc = next((i, d) for i, d in enumerate(docs) if not isinstance(d, str))
+        raise TokembedError(f"{name}: document {i} is a {type(doc).__name__} but document 0 is a str; give every "
+                            "document in the same form")
+    if lowercase:
+        docs = list(map(str.lower, docs))  # per document, as scikit-learn (str.lower's final-sigma rule is contextual)
+    ids, offsets, words = fast.index_words(docs, pre_tokenizer)
     return TokenSequences(ids, offsets, words.words())
 
 

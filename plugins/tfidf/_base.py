@@ -98,6 +98,7 @@ class TermVectorizer(Vectorizer):
         self._saw_raw = False
         self._lookup_cache: tuple[Any, Any] | None = None
         self._problem: Exception | None = None
+        self._fit_csr: tuple[np.ndarray, ...] | None = None
 
     def fit(self, X: Any) -> "TermVectorizer":
         """Learn the vocabulary (and the statistics the weighting needs) from the documents ``X``.
@@ -128,20 +129,43 @@ class TermVectorizer(Vectorizer):
         return self
 
     def fit_transform(self, X: Any) -> Any:
-        """``fit(X).transform(X)``, with raw documents split once."""
-        return self.transform(self._fit_sequences(X))
+        """``fit(X).transform(X)`` in one pass: raw documents are split once, and the counts ``fit`` makes (by
+        term name, so with sorted columns) become the matrix once the filtered-out terms are dropped."""
+        import scipy.sparse as sp
 
-    def _fit_sequences(self, X: Any, raw: bool = False) -> TokenSequences:
+        seqs = self._fit_sequences(X, sort_names=self.vocabulary is None)
+        fitted, self._fit_csr = self._fit_csr, None
+        if fitted is None:
+            return self.transform(seqs)
+        indptr, indices, data = fitted
+        counts = self._counts
+        remap = np.full(len(counts.index), -1, dtype=np.int64)
+        remap[[counts.index[t] for t in self._feature_names]] = np.arange(len(self._feature_names))
+        cols = remap[indices]
+        keep = cols >= 0  # remap is increasing on the kept rows, so each row's columns stay sorted
+        kept = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        matrix = sp.csr_matrix((data[keep], cols[keep].astype(np.int32), kept[indptr]),
+                               shape=(len(seqs), len(self._feature_names)))
+        matrix.has_sorted_indices = True
+        return self._weigh(matrix)
+
+    def _weigh(self, matrix: Any) -> Any:
+        """The output for per-document counts over the vocabulary (CSR, int64 data); subclasses define it."""
+        raise NotImplementedError
+
+    def _fit_sequences(self, X: Any, raw: bool = False, sort_names: bool = False) -> TokenSequences:
         """Fit on ``X`` (``raw``: it was split from raw text already); return its token sequences (stop words
-        dropped)."""
+        dropped). With ``sort_names``, keep the counts' CSR arrays (columns in term-name order) in ``_fit_csr``."""
         self._validate()
         self._start()
         self._saw_raw = raw
         seqs = self._sequences(X, fitting=True)
         if len(seqs) == 0:
             raise CorpusError(f"{self.name}: fit got no document")
-        self._learn(seqs)
+        csr = self._learn(seqs, sort_names)
         self._finish()
+        self._fit_csr = csr if sort_names else None
         return seqs
 
     def partial_fit(self, X: Any) -> "TermVectorizer":
@@ -199,14 +223,23 @@ class TermVectorizer(Vectorizer):
                                                            count=len(seqs.vocab)))
         return seqs
 
-    def _learn(self, seqs: TokenSequences) -> None:
-        """Add the counts of ``seqs`` (stop words already dropped) to ``self._counts``."""
+    def _learn(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...]:
+        """Add the counts of ``seqs`` (stop words already dropped) to ``self._counts``; return them as CSR arrays
+        (``indptr``, ``indices`` over the rows of ``self._counts``, ``data``). With ``sort_names`` (fresh counts
+        only), the rows are numbered in term-name order."""
         from . import _kernels
 
         terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
-        rows = self._counts.ids_of(names)
-        indptr, indices, data = _kernels.count_rows(rows[terms] if terms.size else terms, offsets)
+        if sort_names:
+            order = sorted(range(len(names)), key=names.__getitem__)
+            rows = np.empty(len(names), dtype=np.int32)
+            rows[order] = self._counts.ids_of([names[i] for i in order])
+        else:
+            rows = self._counts.ids_of(names)
+        indptr, indices, data = _kernels.count_rows(rows[terms] if terms.size else terms, offsets,
+                                                    len(self._counts.index))
         self._counts.add_counts(indices, data, len(seqs))
+        return indptr, indices, data
 
     def _finish(self) -> None:
         """Select the vocabulary from the counts and set the fitted attributes."""
@@ -262,7 +295,7 @@ class TermVectorizer(Vectorizer):
 
         seqs = self._sequences(X)
         cols, offsets = self._columns(seqs)
-        indptr, indices, data = _kernels.count_rows(cols, offsets)
+        indptr, indices, data = _kernels.count_rows(cols, offsets, len(self.vocabulary_))
         matrix = sp.csr_matrix((data, indices, indptr), shape=(len(seqs), len(self.vocabulary_)))
         matrix.has_sorted_indices = True
         return matrix, seqs
@@ -323,6 +356,6 @@ class TermVectorizer(Vectorizer):
         ids = np.array([0, 1, 0], dtype=np.int32)
         offsets = np.array([0, 2, 3], dtype=np.int64)
         _kernels.ngram_features(ids, offsets, 1, 2)
-        indptr, _, data = _kernels.count_rows(ids, offsets)
+        indptr, _, data = _kernels.count_rows(ids, offsets, 2)
         _kernels.normalize_rows(indptr, data.astype(np.float64), False)
         fast.index_words(["warm up"], "sklearn", workers=1)

@@ -1,8 +1,8 @@
 """Numba kernels of the term vectorizers: n-gram interning, per-document term counts, row normalisation.
 
 Documents arrive CSR-packed (``ids`` int32, ``offsets`` int64: document ``d`` is ``ids[offsets[d]:offsets[d+1]]``).
-Every kernel is deterministic: the parallel ones give each document to one thread, and a document's result does not
-depend on the others, so the output is the same for any number of threads.
+Every kernel is deterministic: the parallel one gives each row to one thread, and a row's result does not depend on
+the others, so the output is the same for any number of threads.
 """
 
 from __future__ import annotations
@@ -120,15 +120,22 @@ def ngram_features(ids, offsets, min_n, max_n):
     return features, feature_offsets, key_tokens[:used].copy(), key_offsets[: n_keys + 1].copy()
 
 
-@njit(cache=True, parallel=True)
-def count_rows(cols, offsets):
+@njit(cache=True)
+def count_rows(cols, offsets, n_cols):
     """Per-document term counts as CSR arrays with sorted column indices; negative columns are skipped.
+
+    Two counting sorts, linear in the number of occurrences whatever the documents look like: the occurrences are
+    bucketed by column (rows ascending within a column, as they are met), then the buckets are read column by
+    column into each row's segment, so every row's columns come out sorted; repeats of one (row, column) are
+    adjacent in a bucket and become one entry with their count.
 
     Parameters
     ----------
     cols : ndarray of int32, shape (n_occurrences,)
         The column of every term occurrence (-1: not a feature), documents one after the other.
     offsets : ndarray of int64, shape (n_docs + 1,)
+    n_cols : int
+        Every column is below ``n_cols``.
 
     Returns
     -------
@@ -139,35 +146,38 @@ def count_rows(cols, offsets):
         Occurrences of the column in the document (>= 1: no explicit zero).
     """
     n_docs = offsets.shape[0] - 1
-    work = cols.copy()
-    row_nnz = np.zeros(n_docs + 1, dtype=np.int64)
-    for d in prange(n_docs):
-        s = offsets[d]
-        e = offsets[d + 1]
-        if e - s > 1:
-            work[s:e].sort()
-        u = 0
-        for i in range(s, e):
-            if work[i] >= 0 and (i == s or work[i] != work[i - 1]):
-                u += 1
-        row_nnz[d + 1] = u
-    indptr = np.cumsum(row_nnz)
+    starts = np.zeros(n_cols + 1, dtype=np.int64)
+    for i in range(cols.shape[0]):
+        if cols[i] >= 0:
+            starts[cols[i] + 1] += 1
+    for c in range(n_cols):
+        starts[c + 1] += starts[c]
+    fill = starts[:n_cols].copy()
+    rows = np.empty(starts[n_cols], dtype=np.int32)
+    for d in range(n_docs):
+        for i in range(offsets[d], offsets[d + 1]):
+            c = cols[i]
+            if c >= 0:
+                rows[fill[c]] = d
+                fill[c] += 1
+    indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    for c in range(n_cols):
+        for p in range(starts[c], starts[c + 1]):
+            if p == starts[c] or rows[p] != rows[p - 1]:
+                indptr[rows[p] + 1] += 1
+    for d in range(n_docs):
+        indptr[d + 1] += indptr[d]
     nnz = indptr[n_docs]
     indices = np.empty(nnz, dtype=np.int32)
-    data = np.empty(nnz, dtype=np.int64)
-    for d in prange(n_docs):
-        k = indptr[d] - 1
-        s = offsets[d]
-        for i in range(s, offsets[d + 1]):
-            c = work[i]
-            if c < 0:
-                continue
-            if i == s or c != work[i - 1] or k < indptr[d]:
-                k += 1
-                indices[k] = c
-                data[k] = 1
-            else:
-                data[k] += 1
+    data = np.zeros(nnz, dtype=np.int64)
+    at = indptr[:n_docs].copy()
+    for c in range(n_cols):
+        for p in range(starts[c], starts[c + 1]):
+            r = rows[p]
+            if p == starts[c] or r != rows[p - 1]:
+                indices[at[r]] = c
+                at[r] += 1
+            data[at[r] - 1] += 1
     return indptr, indices, data
 
 

@@ -116,7 +116,9 @@ class BagOfWords(TermVectorizer):
             If ``X`` is not documents, or a count does not fit an integer ``dtype``.
         """
         self._check_is_fitted()
-        matrix, _ = self._counts_matrix(X)
+        return self._weigh(self._counts_matrix(X)[0])
+
+    def _weigh(self, matrix: Any) -> Any:
         if self.binary:
             matrix.data[:] = 1
         return self._cast(matrix, self.dtype)
@@ -239,10 +241,12 @@ class TfidfVectorizer(BagOfWords):
         TokembedError
             If ``X`` is not documents.
         """
+        self._check_is_fitted()
+        return self._weigh(self._counts_matrix(X)[0])
+
+    def _weigh(self, matrix: Any) -> Any:
         from . import _kernels
 
-        self._check_is_fitted()
-        matrix, _ = self._counts_matrix(X)
         data = np.ones(matrix.nnz, np.float64) if self.binary else matrix.data.astype(np.float64)
         if self.sublinear_tf:
             np.log(data, out=data)

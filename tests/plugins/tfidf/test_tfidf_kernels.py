@@ -46,7 +46,7 @@ def test_ngram_table_grows_past_its_first_capacity():
 def test_count_rows_equals_counters(rows):
     cols, offsets = pack([[max(c, 0) for c in r] for r in rows])
     cols = np.array([c for r in rows for c in r], dtype=np.int32)
-    indptr, indices, data = _kernels.count_rows(cols, offsets)
+    indptr, indices, data = _kernels.count_rows(cols, offsets, 10)
     want = naive.count_rows(rows)
     assert (indptr.tolist(), indices.tolist(), data.tolist()) == want
     assert indptr.dtype == np.int64 and indices.dtype == np.int32 and data.dtype == np.int64
@@ -55,7 +55,7 @@ def test_count_rows_equals_counters(rows):
 
 def test_count_rows_is_not_quadratic_on_one_long_repeated_row():
     cols = np.zeros(1_000_000, dtype=np.int32)
-    indptr, indices, data = _kernels.count_rows(cols, np.array([0, cols.size], dtype=np.int64))
+    indptr, indices, data = _kernels.count_rows(cols, np.array([0, cols.size], dtype=np.int64), 1)
     assert indices.tolist() == [0] and data.tolist() == [1_000_000]
 
 
