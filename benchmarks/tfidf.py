@@ -106,8 +106,8 @@ def svd_randomized() -> Case:
     try:
         from threadpoolctl import threadpool_info
 
-        blas = ", ".join(f"{i['internal_api']} {i['num_threads']} threads" for i in threadpool_info()
-                         if i["user_api"] == "blas")
+        blas = ", ".join(sorted({f"{i['internal_api']} {i['num_threads']} threads" for i in threadpool_info()
+                                 if i["user_api"] == "blas"}))
     except ImportError:
         blas = "BLAS threads unknown"
     return Case(ours=ours, reference=reference, check=check,

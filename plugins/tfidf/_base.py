@@ -64,9 +64,6 @@ class TermVectorizer(Vectorizer):
             else:
                 raise ParameterError(name, param, f"must be an int (documents) or a float in [0, 1] (a share of "
                                                   f"documents), got {value!r}")
-        if _is_int(self.min_df) and _is_int(self.max_df) and self.min_df > self.max_df:
-            raise ParameterError(name, None, f"min_df={self.min_df} is above max_df={self.max_df}: no term can be in "
-                                             f"at least {self.min_df} and at most {self.max_df} documents")
         if self.max_features is not None and (not _is_int(self.max_features) or self.max_features < 1):
             raise ParameterError(name, "max_features", f"must be an int >= 1 or null, got {self.max_features!r}")
         if self.stop_words is not None:
@@ -75,6 +72,14 @@ class TermVectorizer(Vectorizer):
             _stats.fixed_vocabulary(name, self.vocabulary, _analysis.read_word_list)
         if not isinstance(self.dtype, str) or self.dtype not in self._dtypes:
             raise ParameterError(name, "dtype", f"must be one of {', '.join(self._dtypes)}, got {self.dtype!r}")
+        self._validate_more()
+        # last: a problem of no single parameter ends check_params' search for more
+        if _is_int(self.min_df) and _is_int(self.max_df) and self.min_df > self.max_df:
+            raise ParameterError(name, None, f"min_df={self.min_df} is above max_df={self.max_df}: no term can be in "
+                                             f"at least {self.min_df} and at most {self.max_df} documents")
+
+    def _validate_more(self) -> None:
+        """Hook: a subclass's own parameter checks (before the cross-parameter check)."""
 
     def _pre_tokenizer(self) -> Any:
         from tokembed.text import build_pre_tokenizer

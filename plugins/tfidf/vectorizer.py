@@ -197,8 +197,7 @@ class TfidfVectorizer(BagOfWords):
         self.smooth_idf = smooth_idf
         self.sublinear_tf = sublinear_tf
 
-    def _validate(self) -> None:
-        super()._validate()
+    def _validate_more(self) -> None:
         if self.norm not in ("l2", "l1", None):
             from tokembed.errors import ParameterError
 
