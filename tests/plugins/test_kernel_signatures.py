@@ -19,6 +19,8 @@ KERNELS = {
     "tokembed.plugins.wordpiece._kernels": ["build_vocab_table", "encode_chunk", "pieces_text"],
     "tokembed.plugins.cooccurrence._kernels": ["count_block", "dense_to_run", "merge_runs", "runs_to_csr",
                                                "sort_reduce"],
+    "tokembed.plugins.tfidf._kernels": ["count_rows", "ngram_features", "normalize_rows"],
+    "tokembed.plugins.svd._kernels": ["csr_times_dense"],
 }
 
 _PROGRAM = """
@@ -32,16 +34,22 @@ from tokembed.plugins.bpe.tokenizer import BPETokenizer
 from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
 from tokembed.plugins.cooccurrence import CooccurrenceVectorizer
 from tokembed.sequences import TokenSequences
+from tokembed.plugins.tfidf.vectorizer import BagOfWords, TfidfVectorizer
+from tokembed.plugins.tfidf.onehot import OneHotVectorizer
+from tokembed.plugins.svd.vectorizer import TruncatedSVD
 
 fast.warmup()
+TfidfVectorizer.warmup()
+TruncatedSVD.warmup()
 BPETokenizer.warmup()
 WordPieceTokenizer.warmup()
 CooccurrenceVectorizer.warmup()
 # real calls of every path after the warmups: none may compile another signature
 docs = ["The caf\\u00e9's 2 cats \\u6771\\u4eac ran, then ran again!", "  unwarmed   words\\n\\tand more words  "] * 50
 long_text = " ".join(docs) * 40
-for pre in ("gpt2", "word_punct", "whitespace_split", "bert"):
+for pre in ("gpt2", "word_punct", "whitespace_split", "bert", "sklearn"):
     fast.count_words(docs, pre, workers=2, chunk_bytes=512)
+    fast.index_words(docs, pre, workers=2, chunk_bytes=512)
 for pre in (GPT2(), Bert()):
     fast.fast_spans(pre, long_text)
 for byte_level in (False, True):
@@ -67,6 +75,12 @@ for chunk in seqs.chunks(7):
 for chunk in seqs.chunks(7):
     cv.partial_fit(chunk)
 cv.matrix_
+for vec in (TfidfVectorizer(ngram_range=(1, 2), norm="l1"), BagOfWords(stop_words=["the"]), OneHotVectorizer()):
+    X = vec.fit_transform(docs)
+    vec.transform([d.split() for d in docs])
+    vec.partial_fit(docs[:3])
+for algorithm in ("randomized", "arpack"):
+    TruncatedSVD(n_components=3, algorithm=algorithm).fit(X.astype("float32")).transform(X.toarray())
 
 out = {}
 for name in KERNELS:
