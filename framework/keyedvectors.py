@@ -515,8 +515,17 @@ class KeyedVectors:
         return _unit(self.get_vector(term).astype(np.float64))
 
     # -- word2vec files ---------------------------------------------------------------------------------------
-    def save_word2vec_format(self, path: str | os.PathLike, binary: bool = False) -> Path:
+    def save_word2vec_format(self, path: str | os.PathLike, binary: bool = False, write_header: bool = True) -> Path:
         """Write the vectors in word2vec text (default) or binary format, atomically (see the module notes).
+
+        Parameters
+        ----------
+        path : str or path
+        binary : bool
+            The binary format.
+        write_header : bool
+            Start with the ``"<count> <dimensions>"`` line (gensim's parameter of the same name). Without it, a
+            text file is GloVe's own ``.txt`` layout (read back with ``no_header=True``); text only.
 
         Returns
         -------
@@ -526,8 +535,11 @@ class KeyedVectors:
         Raises
         ------
         TokembedError
-            A key is empty, contains whitespace or cannot be encoded as UTF-8 (nothing is written).
+            A key is empty, contains whitespace or cannot be encoded as UTF-8, or ``write_header=False`` with
+            ``binary=True`` (nothing is written).
         """
+        if binary and not write_header:
+            raise TokembedError("write_header=False applies to the text format only (a binary file needs its header)")
         encoded = []
         for key in self.index_to_key:
             if not key or any(c.isspace() for c in key):
@@ -541,7 +553,8 @@ class KeyedVectors:
         vecs = self._vectors
         with atomic_path(path) as tmp:
             with open(tmp, "wb") as fh:
-                fh.write(f"{len(vecs)} {self.vector_size}\n".encode("ascii"))
+                if write_header:
+                    fh.write(f"{len(vecs)} {self.vector_size}\n".encode("ascii"))
                 for lo in range(0, len(vecs), 4096):
                     block = vecs[lo:lo + 4096]
                     if binary:
