@@ -10,11 +10,12 @@ lock-free, as the reference's pthreads do), NumPy arrays and scalars in and out:
 - :func:`train_span`: AdaGrad updates over one thread's share of an epoch's shuffled order;
 - :func:`total_cost`: the cost J of the current parameters over all records (for tests and diagnostics).
 
-Layout of the parameters (as the reference's ``W`` array, in float32): ``params`` has shape (2 V, stride), row
-``i < V`` holds word ``i``'s vector ``w_i`` in columns ``0 .. dim - 1`` and its bias ``b_i`` in column ``dim``; row
-``V + j`` holds context ``j``'s vector ``w~_j`` and bias ``b~_j`` the same way. ``gradsq`` has the same shape and
-holds the AdaGrad accumulators. Columns past ``dim`` (row padding to a multiple of 16 floats, so that every row
-starts on a 64-byte cache line) are never read.
+Layout of the parameters (the reference's ``W`` array split in four, in float32): ``W`` and ``C`` have shape
+(V, stride); row ``i`` of ``W`` holds word ``i``'s vector ``w_i`` in columns ``0 .. dim - 1`` and its bias ``b_i`` in
+column ``dim``; row ``j`` of ``C`` holds context ``j``'s ``w~_j`` and ``b~_j`` the same way. ``GW`` and ``GC`` hold
+their AdaGrad accumulators. Columns past ``dim`` (padding of each row to a multiple of 16 floats, so that every
+row starts on a 64-byte cache line) are never read. Four separate arrays, so that LLVM can prove the rows an update
+writes do not overlap and vectorise the update loop.
 
 The record order of an epoch is a pseudo-random permutation of ``0 .. n_records - 1`` computed on the fly: a
 four-round Feistel network on the smallest power of two >= n_records, keyed by the epoch's key, with cycle walking
@@ -297,8 +298,9 @@ def train_span(W: np.ndarray, C: np.ndarray, GW: np.ndarray, GC: np.ndarray, rec
     where ``clip(g)`` limits g to [-clip, clip]. Both gradients of a record use the parameters as they were before
     the record. This is the reference's update (``src/glove.c`` of stanfordnlp/GloVe since it clips gradients;
     there the biases step without the learning rate and unclipped, and so do they here). The dot product is summed
-    in 16 float32 lanes (lane ``l`` takes the components ``k`` with ``k mod 16 == l``), then the lanes in order;
-    everything is float32 except the cost (float64), and the result is the same on every run of the same kernel.
+    in 16 float32 lanes (:func:`_row_dot`); everything is float32 except the cost (float64), and the result is
+    the same on every run of the same kernel. ``error_model="numpy"``: a division by zero (impossible here, every
+    accumulator is >= 1) would give inf rather than raise, which lets LLVM vectorise the loop.
 
     Parameters
     ----------
