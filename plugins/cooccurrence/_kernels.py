@@ -3,7 +3,7 @@
 Entry points, ``@njit(cache=True, nogil=True)`` (the counter runs them in threads, one token range each):
 
 - :func:`count_block`: the window loop over one token range; frequent pairs go to a dense block, the others are
-  written to a buffer as packed int64 keys ``(a * n_rows + b) * n_dist + code``;
+  written to a buffer as packed int64 keys ``((a * n_rows + b) << code_bits) | code``;
 - :func:`sort_reduce`: sort such a buffer (LSD radix sort) and sum equal pairs into a sorted run;
 - :func:`merge_runs`: merge two sorted runs, summing equal keys;
 - :func:`dense_to_run`: the non-zero cells of the dense block as a sorted run;
@@ -18,11 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_RADIX_BITS = 11
-
-
 @njit(cache=True, nogil=True)
-def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist, weights, n_rows, n_dense, dense,
+def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, code_bits, weights, n_rows, n_dense, dense,
                 buf):
     """Add every pair whose right-hand token lies in ``ids[start:stop]``; return how many keys went to ``buf``.
 
@@ -40,8 +37,8 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
                                        read from the document, so adjacent ranges count every pair exactly once)
     window : int >= 1
     symmetric : bool
-    n_dist : int                       ``window`` (harmonic: the distance is part of the key) or 1 (uniform)
-    weights : int64 (n_dist,)          scaled weight of distance code ``d - 1`` (or of code 0 when uniform)
+    code_bits : int                    bits of the distance code ``d - 1`` in the key (0 when uniform: one code)
+    weights : int64 (>= 1,)            scaled weight of distance code ``d - 1`` (of code 0 when uniform)
     n_rows : int                       number of kept rows
     n_dense : int                      rows ``< n_dense`` on both sides are added into ``dense``
     dense : int64 (n_dense * n_dense,) row-major dense block (modified in place)
@@ -76,7 +73,7 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
         kmax = filled if filled < window else window
         for k in range(1, kmax + 1):
             c = hist[(j - k) % window]
-            code = k - 1 if n_dist > 1 else 0
+            code = k - 1 if code_bits > 0 else 0
             if symmetric and c > r:
                 a = r
                 b = c
@@ -86,7 +83,7 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
             if a < n_dense and b < n_dense:
                 dense[a * n_dense + b] += weights[code]
             else:
-                buf[n] = (a * n_rows + b) * n_dist + code
+                buf[n] = ((a * n_rows + b) << code_bits) | code
                 n += 1
         hist[j % window] = r
         j += 1
@@ -95,57 +92,66 @@ def count_block(ids, offsets, row_of_id, start, stop, window, symmetric, n_dist,
 
 
 @njit(cache=True, nogil=True)
-def sort_reduce(buf, n, tmp, n_bits, n_dist, weights):
-    """Sort ``buf[:n]`` (non-negative keys below ``2 ** n_bits``; ``tmp`` is scratch of the same size) and sum the
-    weights of equal pairs: returns ``(keys, sums)``, int64, ``keys`` strictly increasing ``(key // n_dist)``."""
+def sort_reduce(buf, n, tmp, pair_bits, code_bits, weights):
+    """Sort ``buf[:n]`` by pair and sum the weights of equal pairs: returns ``(keys, sums)``, int64, ``keys``
+    (the pairs ``a * n_rows + b``) strictly increasing. ``buf`` and ``tmp`` (scratch, same size) are overwritten.
+
+    LSD radix sort on the ``pair_bits`` bits above the ``code_bits`` of the distance code (the codes need no
+    order: equal pairs only have to be adjacent), in passes of at most 12 bits, with every pass's histogram taken
+    in one read; a pass whose digit is the same for all keys is skipped.
+    """
+    n_pass = (pair_bits + 11) // 12 if pair_bits > 0 else 0
+    digit = (pair_bits + n_pass - 1) // n_pass if n_pass else 1
+    n_buckets = 1 << digit
+    mask = n_buckets - 1
+    hist = np.zeros((max(n_pass, 1), n_buckets), np.int64)
+    for i in range(n):
+        v = buf[i] >> code_bits
+        for p in range(n_pass):
+            hist[p, (v >> (p * digit)) & mask] += 1
     src = buf
     dst = tmp
-    n_buckets = 1 << _RADIX_BITS
-    mask = n_buckets - 1
-    shift = 0
-    count = np.empty(n_buckets, np.int64)
-    while shift < n_bits:
-        count[:] = 0
-        for i in range(n):
-            count[(src[i] >> shift) & mask] += 1
+    for p in range(n_pass):
         single = False
         for b in range(n_buckets):
-            if count[b] == n:
+            if hist[p, b] == n:
                 single = True
                 break
-        if not single:
-            total = 0
-            for b in range(n_buckets):
-                c = count[b]
-                count[b] = total
-                total += c
-            for i in range(n):
-                v = src[i]
-                d = (v >> shift) & mask
-                dst[count[d]] = v
-                count[d] += 1
-            src, dst = dst, src
-        shift += _RADIX_BITS
+        if single:
+            continue
+        total = 0
+        for b in range(n_buckets):
+            c = hist[p, b]
+            hist[p, b] = total
+            total += c
+        shift = code_bits + p * digit
+        for i in range(n):
+            v = src[i]
+            d = (v >> shift) & mask
+            dst[hist[p, d]] = v
+            hist[p, d] += 1
+        src, dst = dst, src
     # reduce: equal pairs are adjacent
     n_unique = 0
     prev = -1
     for i in range(n):
-        pair = src[i] // n_dist
+        pair = src[i] >> code_bits
         if pair != prev:
             n_unique += 1
             prev = pair
     keys = np.empty(n_unique, np.int64)
     sums = np.zeros(n_unique, np.int64)
+    code_mask = (1 << code_bits) - 1
     u = -1
     prev = -1
     for i in range(n):
         v = src[i]
-        pair = v // n_dist
+        pair = v >> code_bits
         if pair != prev:
             u += 1
             keys[u] = pair
             prev = pair
-        sums[u] += weights[v - pair * n_dist]
+        sums[u] += weights[v & code_mask]
     return keys, sums
 
 
@@ -186,6 +192,8 @@ def merge_runs(keys_a, sums_a, keys_b, sums_b):
         sums[n] = sums_b[j]
         j += 1
         n += 1
+    if n == na + nb:
+        return keys, sums
     return keys[:n].copy(), sums[:n].copy()
 
 
@@ -211,11 +219,13 @@ def dense_to_run(dense, n_dense, n_rows):
 
 
 @njit(cache=True, nogil=True)
-def runs_to_csr(keys, sums, n_rows, symmetric):
-    """The full matrix of a run as CSR arrays ``(indptr int64 (n_rows + 1,), indices int32 (nnz,), values int64
-    (nnz,))``, columns sorted in each row. When ``symmetric`` the run holds the upper half (a <= b): cell (a, b)
-    with a < b is written at (a, b) and (b, a), a diagonal cell at (a, a) with twice its value (GloVe adds a pair
-    of one word with itself once for each direction)."""
+def runs_to_csr(keys, sums, n_rows, symmetric, scale, single):
+    """The full matrix of a run as CSR arrays ``(indptr int64 (n_rows + 1,), indices int32 (nnz,), values64,
+    values32)``, columns sorted in each row, each value ``sum / scale`` computed in float64: in ``values64``
+    (float64 (nnz,)) when ``single`` is false, else rounded once more into ``values32`` (float32 (nnz,)); the other
+    array is empty. When ``symmetric`` the run holds the upper half (a <= b): cell (a, b) with a < b is written at
+    (a, b) and (b, a), a diagonal cell at (a, a) with twice its value (GloVe adds a pair of one word with itself
+    once for each direction)."""
     nnz_half = keys.shape[0]
     counts = np.zeros(n_rows + 1, np.int64)
     for i in range(nnz_half):
@@ -230,23 +240,35 @@ def runs_to_csr(keys, sums, n_rows, symmetric):
         indptr[r + 1] = indptr[r] + counts[r + 1]
     nnz = indptr[n_rows]
     indices = np.empty(nnz, np.int32)
-    values = np.empty(nnz, np.int64)
+    values64 = np.empty(0 if single else nnz, np.float64)
+    values32 = np.empty(nnz if single else 0, np.float32)
+    inv = 1.0 / scale
+    exact = scale == 1.0
     fill = indptr[:n_rows].copy()
-    if symmetric:
-        # lower part first: row b receives (b, a) for a < b in increasing a, which is the run's order
+    for part in range(2):
+        # part 0 (symmetric only): the lower half, row b receiving (b, a) for a < b in increasing a, which is the
+        # run's order; part 1: the stored half in row order, after the lower half of each row
+        if part == 0 and not symmetric:
+            continue
         for i in range(nnz_half):
             a = keys[i] // n_rows
             b = keys[i] - a * n_rows
-            if a != b:
-                p = fill[b]
-                indices[p] = a
-                values[p] = sums[i]
-                fill[b] = p + 1
-    for i in range(nnz_half):
-        a = keys[i] // n_rows
-        b = keys[i] - a * n_rows
-        p = fill[a]
-        indices[p] = b
-        values[p] = 2 * sums[i] if (symmetric and a == b) else sums[i]
-        fill[a] = p + 1
-    return indptr, indices, values
+            if part == 0:
+                if a == b:
+                    continue
+                row = b
+                col = a
+                v = sums[i]
+            else:
+                row = a
+                col = b
+                v = 2 * sums[i] if (symmetric and a == b) else sums[i]
+            p = fill[row]
+            indices[p] = col
+            x = np.float64(v) if exact else np.float64(v) / scale
+            if single:
+                values32[p] = np.float32(x)
+            else:
+                values64[p] = x
+            fill[row] = p + 1
+    return indptr, indices, values64, values32

@@ -203,13 +203,16 @@ class CooccurrenceVectorizer(Vectorizer):
 
     # -- vocabulary -------------------------------------------------------------------------------------------
     def _set_vocabulary(self, keys: list[str], counts: np.ndarray, token_ids: np.ndarray, n_seen: int,
-                        max_count: int) -> None:
+                        max_count: int, n_special: int = 0) -> None:
         if not keys:
-            detail = f"min_count={self.min_count}" if max_count < self.min_count or max_count == 0 else \
-                "the special tokens"
-            raise EmptyVocabularyError(
-                f"{_NAME}: no word is left in the vocabulary: {detail} removed all {n_seen} distinct tokens (the "
-                f"largest count is {max_count}); lower min_count or give more text")
+            if n_seen == 0 and n_special:
+                why = f"every token of the input is a special token ({n_special} occurrences), and those are dropped"
+            elif n_seen == 0:
+                why = "the input holds no token"
+            else:
+                why = (f"min_count={self.min_count} removed all {n_seen} distinct tokens (the largest count is "
+                       f"{max_count}); lower min_count or give more text")
+            raise EmptyVocabularyError(f"{_NAME}: no word is left in the vocabulary: {why}")
         self.index_to_key_ = list(keys)
         self.vocabulary_ = {k: i for i, k in enumerate(keys)}
         self.counts_ = np.asarray(counts, dtype=np.int64)
@@ -222,7 +225,8 @@ class CooccurrenceVectorizer(Vectorizer):
         counted[specials] = 0
         kept = select_vocabulary(seqs.vocab, counts, self.min_count, self.max_vocab, drop=specials)
         self._set_vocabulary([seqs.vocab[i] for i in kept.tolist()], counts[kept], kept,
-                             int(np.count_nonzero(counted)), int(counted.max()) if counted.size else 0)
+                             int(np.count_nonzero(counted)), int(counted.max()) if counted.size else 0,
+                             int(counts.sum() - counted.sum()))
 
     def _row_of_id(self, seqs: TokenSequences) -> np.ndarray:
         """Row of each id of ``seqs.vocab`` in the fitted vocabulary, -1 when not kept or special (int32)."""

@@ -17,6 +17,8 @@ KERNELS = {
     "tokembed.plugins._subword._kernels_encode": ["encode_words"],
     "tokembed.plugins.bpe._kernels": ["_dedup_words", "expand_words"],
     "tokembed.plugins.wordpiece._kernels": ["build_vocab_table", "encode_chunk", "pieces_text"],
+    "tokembed.plugins.cooccurrence._kernels": ["count_block", "dense_to_run", "merge_runs", "runs_to_csr",
+                                               "sort_reduce"],
 }
 
 _PROGRAM = """
@@ -28,10 +30,13 @@ from tokembed.text import fast
 from tokembed.text.pre_tokenizers import GPT2, Bert
 from tokembed.plugins.bpe.tokenizer import BPETokenizer
 from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
+from tokembed.plugins.cooccurrence import CooccurrenceVectorizer
+from tokembed.sequences import TokenSequences
 
 fast.warmup()
 BPETokenizer.warmup()
 WordPieceTokenizer.warmup()
+CooccurrenceVectorizer.warmup()
 # real calls of every path after the warmups: none may compile another signature
 docs = ["The caf\\u00e9's 2 cats \\u6771\\u4eac ran, then ran again!", "  unwarmed   words\\n\\tand more words  "] * 50
 long_text = " ".join(docs) * 40
@@ -50,6 +55,18 @@ for scoring in ("likelihood", "frequency"):
     wp = WordPieceTokenizer(vocab_size=80, scoring=scoring, show_progress=False).fit(docs)
     wp.encode(long_text)
     wp.encode_batch(docs, num_workers=2)
+words = [d.split() for d in docs]
+seqs = TokenSequences.from_tokens(words)
+for params in ({}, {"symmetric": False, "weighting": "uniform"}, {"ppmi": True, "dtype": "float64"},
+               {"window": 30, "max_vocab": 5}):
+    cv = CooccurrenceVectorizer(min_count=1, workers=2, **params).fit(seqs)
+    cv.transform(words[:3])
+cv = CooccurrenceVectorizer(min_count=1)
+for chunk in seqs.chunks(7):
+    cv.partial_fit_vocabulary(chunk)
+for chunk in seqs.chunks(7):
+    cv.partial_fit(chunk)
+cv.matrix_
 
 out = {}
 for name in KERNELS:
