@@ -2,8 +2,9 @@
 with word-similarity and analogy scores of both sides; and the same model over a 32k BPE tokenizer's pieces.
 
 The Stanford tools are not on the package registries: build them from their published source
-(github.com/stanfordnlp/GloVe, ``make``) and point ``GLOVE_BUILD`` at the folder holding ``vocab_count``,
-``cooccur``, ``shuffle`` and ``glove`` (default: ``../ref/GloVe/build`` beside the repository). The run is long
+(github.com/stanfordnlp/GloVe, ``make``) and point ``TOKEMBED_GLOVE_BIN`` at the folder holding ``vocab_count``,
+``cooccur``, ``shuffle`` and ``glove`` (as for the ``cooccurrence_wv`` benchmark, whose corpus reader this one
+shares). The run is long
 (the reference trains for about 6.5 minutes on 2 cores); ``GLOVE_BENCH_EPOCHS=2`` gives a short check that the
 benchmark works (figures then are not the benchmark's). Run with ``--warmup 0 --repeat 1 --no-memory``: each
 side once.
@@ -19,8 +20,8 @@ import time
 from pathlib import Path
 
 from . import Case, CheckFailed, benchmark
+from .cooccurrence import _BIN_ENV, _glove_bin, _token_sequences
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 SETS = ["wordsim353", "simlex999", "google_analogy"]
 #: DATA.md's figures for the reference (15 iterations, 2 threads): training time and scores.
 REFERENCE_FIGURES = {"train_s": 391.0, "wordsim353": 0.463, "simlex999": 0.236, "google_analogy": 0.141}
@@ -35,11 +36,9 @@ def _epochs() -> int:
 
 
 def _tools() -> Path:
-    folder = Path(os.environ.get("GLOVE_BUILD", REPO_ROOT.parent / "ref" / "GloVe" / "build"))
-    missing = [t for t in ("vocab_count", "cooccur", "shuffle", "glove") if not (folder / t).is_file()]
-    if missing:
-        raise RuntimeError(f"the Stanford GloVe tools are not in {folder} (missing {', '.join(missing)}): build "
-                           "github.com/stanfordnlp/GloVe with make and set GLOVE_BUILD to its build folder")
+    folder = _glove_bin()  # vocab_count, cooccur and shuffle, or a clear error
+    if not (folder / "glove").is_file():
+        raise RuntimeError(f"the Stanford GloVe tools in {folder} lack glove: build it with make ({_BIN_ENV})")
     return folder
 
 
@@ -136,12 +135,9 @@ def _check(ours: dict, ref: dict) -> str:
 
 def _wv_seqs():
     from tokembed.datasets import dataset_path
-    from tokembed.sequences import TokenSequences
 
     path = dataset_path("wv_corpus")
-    with open(path, encoding="utf-8") as fh:
-        seqs = TokenSequences.from_tokens(line.split() for line in fh)
-    return path, seqs
+    return path, _token_sequences(path)
 
 
 _NOTES = ("Same settings on both sides: 100 dimensions, window 10 (harmonic, symmetric), min_count 5, x_max 10, "
