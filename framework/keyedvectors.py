@@ -512,8 +512,17 @@ class KeyedVectors:
         return _unit(self.get_vector(term).astype(np.float64))
 
     # -- word2vec files ---------------------------------------------------------------------------------------
-    def save_word2vec_format(self, path: str | os.PathLike, binary: bool = False) -> Path:
+    def save_word2vec_format(self, path: str | os.PathLike, binary: bool = False, write_header: bool = True) -> Path:
         """Write the vectors in word2vec text (default) or binary format, atomically (see the module notes).
+
+        Parameters
+        ----------
+        path : str or path
+        binary : bool
+            The binary format.
+        write_header : bool
+            Start with the ``"<count> <dimensions>"`` line (gensim's parameter of the same name). Without it, a
+            text file is GloVe's own ``.txt`` layout (read back with ``no_header=True``); text only.
 
         Returns
         -------
@@ -523,9 +532,12 @@ class KeyedVectors:
         Raises
         ------
         TokembedError
-            A key is empty, contains whitespace or cannot be encoded as UTF-8 (nothing is written).
+            A key is empty, contains whitespace or cannot be encoded as UTF-8, or ``write_header=False`` with
+            ``binary=True`` (nothing is written).
         """
-        write_word2vec(path, self.index_to_key, self._vectors, binary=binary)
+        if binary and not write_header:
+            raise TokembedError("write_header=False applies to the text format only (a binary file needs its header)")
+        write_word2vec(path, self.index_to_key, self._vectors, binary=binary, write_header=write_header)
         return Path(path)
 
     @classmethod

@@ -32,8 +32,10 @@ __all__ = ["write_word2vec", "read_word2vec", "read_word2vec_header", "header_th
 _LE_F32 = np.dtype("<f4")
 
 
-def write_word2vec(path: str | os.PathLike, keys: Sequence[str], vectors: np.ndarray, binary: bool = False) -> Path:
-    """Write ``vectors`` (float32 (n, d); row ``i`` is ``keys[i]``) in word2vec text or binary format, atomically.
+def write_word2vec(path: str | os.PathLike, keys: Sequence[str], vectors: np.ndarray, binary: bool = False,
+                   write_header: bool = True) -> Path:
+    """Write ``vectors`` (float32 (n, d); row ``i`` is ``keys[i]``) in word2vec text or binary format, atomically;
+    ``write_header=False`` leaves out the ``"<count> <dimensions>"`` line (GloVe's own text layout).
 
     Raises
     ------
@@ -54,7 +56,8 @@ def write_word2vec(path: str | os.PathLike, keys: Sequence[str], vectors: np.nda
     dim = vecs.shape[1]
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
-            fh.write(f"{len(vecs)} {dim}\n".encode("ascii"))
+            if write_header:
+                fh.write(f"{len(vecs)} {dim}\n".encode("ascii"))
             for lo in range(0, len(vecs), 4096):
                 block = vecs[lo:lo + 4096]
                 if binary:

@@ -253,6 +253,18 @@ def test_text_format_by_hand(tmp_path):
     assert path.read_bytes() == "2 2\na 0.5 -1e-05\né 3.0 0.1\n".encode("utf-8")
 
 
+def test_text_without_header_is_glove_layout(tmp_path):
+    kv = KeyedVectors.from_arrays(["a", "é"], np.array([[0.5, -1e-05], [3.0, 0.1]], dtype=np.float32))
+    path = kv.save_word2vec_format(tmp_path / "v.txt", write_header=False)
+    assert path.read_bytes() == "a 0.5 -1e-05\né 3.0 0.1\n".encode("utf-8")
+    back = KeyedVectors.load_word2vec_format(path, no_header=True)
+    assert back.index_to_key == ["a", "é"]
+    np.testing.assert_array_equal(back.vectors, kv.vectors)
+    with pytest.raises(TokembedError, match="text format only"):
+        kv.save_word2vec_format(tmp_path / "v.bin", binary=True, write_header=False)
+    assert not (tmp_path / "v.bin").exists()
+
+
 def test_binary_format_by_hand(tmp_path):
     kv = KeyedVectors.from_arrays(["a", "é"], np.array([[0.5, -2.0], [3.0, 0.25]], dtype=np.float32))
     path = kv.save_word2vec_format(tmp_path / "v.bin", binary=True)
