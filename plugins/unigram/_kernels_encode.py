@@ -178,3 +178,29 @@ def lattice_text(norm, units, scores, kinds, unk_id, unk_score):
         if m >= 0:
             return st[:m].copy(), en[:m].copy(), ids[:m].copy(), sc[:m].copy()
         cap *= 4
+
+
+@njit(cache=True, nogil=True)
+def normalize_docs(buf, doc_offsets, charsmap, replacements, user, params):
+    """The normalized bytes of every text ``buf[doc_offsets[d]:doc_offsets[d + 1]]``, concatenated, and their
+    offsets (int64, shape (n_docs + 1,))."""
+    n_docs = doc_offsets.shape[0] - 1
+    longest = 0
+    for d in range(n_docs):
+        longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
+    norm = np.empty(3 * longest + 16, np.uint8)
+    norm_map = np.empty(norm.shape[0] + 1, np.int64)
+    out = np.empty(doc_offsets[n_docs] + 4 * n_docs + 16, np.uint8)
+    out_offsets = np.zeros(n_docs + 1, np.int64)
+    o = 0
+    for d in range(n_docs):
+        n, norm, norm_map = _normalized(buf, doc_offsets[d], doc_offsets[d + 1], charsmap, replacements, user,
+                                        params, norm, norm_map)
+        if o + n > out.shape[0]:
+            grown = np.empty(2 * out.shape[0] + n, np.uint8)
+            grown[:o] = out[:o]
+            out = grown
+        out[o:o + n] = norm[:n]
+        o += n
+        out_offsets[d + 1] = o
+    return out[:o].copy(), out_offsets
