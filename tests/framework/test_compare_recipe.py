@@ -479,7 +479,7 @@ def test_load_dataset_is_a_tokenizer_file(files, fake_reg, monkeypatch):
     assert r.resolved()["compare"]["tokenizers"]["a"] == {"load": {"dataset": "gpt2_ranks"}, "type": "bpe"}
     assert problems_of(text % "prose_mix", fake_reg, files) == [
         "r.yaml:4:25: compare.tokenizers.a.load.dataset: dataset 'prose_mix' is a text corpus, not a tokenizer "
-        "file. Datasets of that kind: bert_uncased_vocab, gpt2_ranks"]
+        "file. Datasets of that kind: bert_uncased_vocab, gpt2_ranks, mistral_v1_model"]
 
 
 def test_a_reader_that_fails_is_a_problem_of_the_stage(files, fake_reg):
