@@ -31,19 +31,18 @@ _IS_LEAF_BIT = 1 << 31
 _HAS_LEAF_BIT = 1 << 8
 _EXTENSION_BIT = 1 << 9
 
-_SPACE_SYMBOL = np.array([0xE2, 0x96, 0x81], np.uint8)  # U+2581 in UTF-8
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # double arrays
 
 
-@njit(nogil=True, inline="always")
+@njit(nogil=True)
 def _offset(unit):
     return (unit >> 10) << ((unit & _EXTENSION_BIT) >> 6)
 
 
-@njit(nogil=True, inline="always")
+@njit(nogil=True)
 def _label(unit):
     return unit & (_IS_LEAF_BIT | 0xFF)
 
@@ -275,6 +274,18 @@ def build_double_array(keys, key_offsets, values):
 
 
 @njit(nogil=True)
+def _put_space(out, norm_to_orig, n, consumed):
+    """Write U+2581 (UTF-8 E2 96 81) at ``out[n]``; returns the new length."""
+    out[n] = 0xE2
+    out[n + 1] = 0x96
+    out[n + 2] = 0x81
+    norm_to_orig[n] = consumed
+    norm_to_orig[n + 1] = consumed
+    norm_to_orig[n + 2] = consumed
+    return n + 3
+
+
+@njit(nogil=True)
 def _normalize_prefix(text, pos, end, charsmap, normalized, user):
     """SentencePiece's ``NormalizePrefix``: ``(consumed bytes, replacement start, replacement length)``;
     a start of -1 means the input bytes themselves, -2 the U+FFFD replacement (never for valid UTF-8)."""
@@ -327,10 +338,7 @@ def normalize(text, start, end, charsmap, normalized, user, add_dummy_prefix, re
         if escape_whitespaces:
             if n + 3 > cap:
                 return -1 - (3 * (end - start) + 16)
-            for k in range(3):
-                out[n] = _SPACE_SYMBOL[k]
-                norm_to_orig[n] = consumed
-                n += 1
+            n = _put_space(out, norm_to_orig, n, consumed)
         else:
             out[n] = 32
             norm_to_orig[n] = consumed
@@ -351,10 +359,7 @@ def normalize(text, start, end, charsmap, normalized, user, add_dummy_prefix, re
                         if n + 3 > cap:
                             need = 1
                             break
-                        for j in range(3):
-                            out[n] = _SPACE_SYMBOL[j]
-                            norm_to_orig[n] = consumed
-                            n += 1
+                        n = _put_space(out, norm_to_orig, n, consumed)
                     else:
                         if n + 1 > cap:
                             need = 1
@@ -390,10 +395,7 @@ def normalize(text, start, end, charsmap, normalized, user, add_dummy_prefix, re
         if n + 3 > cap:
             return -1 - (2 * cap + 16)
         if escape_whitespaces:
-            for k in range(3):
-                out[n] = _SPACE_SYMBOL[k]
-                norm_to_orig[n] = consumed
-                n += 1
+            n = _put_space(out, norm_to_orig, n, consumed)
         else:
             out[n] = 32
             norm_to_orig[n] = consumed

@@ -313,7 +313,7 @@ def nbest(size, n, node_start, node_end, node_score, k_best, out_nodes, out_offs
 # BPE (SentencePiece's model_type BPE): merge the adjacent pair whose joined piece scores highest
 
 
-@njit(nogil=True, inline="always")
+@njit(nogil=True)
 def _score_key(score):
     """An int64 that orders float32 scores as SentencePiece's ``SymbolPairComparator`` does (-0.0 below +0.0)."""
     bits = np.int64(np.float32(score).view(np.int32))
@@ -322,7 +322,7 @@ def _score_key(score):
     return -1 - (bits & 0x7FFFFFFF)
 
 
-@njit(nogil=True, inline="always")
+@njit(nogil=True)
 def _before(ka, la, kb, lb):
     """True when pair a is merged before pair b: higher score key, then the smaller left index."""
     return ka > kb or (ka == kb and la < lb)
@@ -472,29 +472,44 @@ def bpe(text, start, end, units, scores, kinds, unk_id, user, dropout, seed, sym
 
 @njit(nogil=True)
 def _resegment(text, start, a, b, units, kinds, unk_id, out_ids, out_starts, out_ends, n, depth):
-    """Emit the piece ``text[start + a:start + b]``; an UNUSED piece is split at the best place where both parts
-    are pieces (SentencePiece remembers the merge that made it; the split of two pieces is then the one whose
-    left part is longest, which is the merge the encoder made when scores order the pieces)."""
-    pid = exact_match(units, text, start + a, start + b)
-    if pid < 0 or pid == unk_id or pid >= kinds.shape[0]:
-        pid = unk_id
-    else:
-        k = kinds[pid]
-        if k != KIND_NORMAL and k != KIND_USER_DEFINED and k != KIND_UNUSED:
+    """Emit the piece ``text[start + a:start + b]``; an UNUSED piece is split where both parts are pieces (the
+    longest left part first), again and again up to 100 levels, as SentencePiece undoes the merge that made it.
+    Iterative (an explicit stack): Numba does not cache recursive functions reliably."""
+    stack_a = np.empty(2 * 101 + 2, np.int64)
+    stack_b = np.empty(2 * 101 + 2, np.int64)
+    stack_d = np.empty(2 * 101 + 2, np.int64)
+    top = 0
+    stack_a[0], stack_b[0], stack_d[0] = a, b, depth
+    top = 1
+    while top > 0:
+        top -= 1
+        a, b, d = stack_a[top], stack_b[top], stack_d[top]
+        pid = exact_match(units, text, start + a, start + b)
+        if pid < 0 or pid == unk_id or pid >= kinds.shape[0]:
             pid = unk_id
-        elif k == KIND_UNUSED and depth < 100:
-            for c in range(b - 1, a, -1):
-                if (text[start + c] & 0xC0) == 0x80:
+        else:
+            k = kinds[pid]
+            if k != KIND_NORMAL and k != KIND_USER_DEFINED and k != KIND_UNUSED:
+                pid = unk_id
+            elif k == KIND_UNUSED and d < 100:
+                split = -1
+                for c in range(b - 1, a, -1):
+                    if (text[start + c] & 0xC0) == 0x80:
+                        continue
+                    if exact_match(units, text, start + a, start + c) >= 0 and \
+                            exact_match(units, text, start + c, start + b) >= 0:
+                        split = c
+                        break
+                if split > 0:
+                    # right part below the left part: the left one is emitted first
+                    stack_a[top], stack_b[top], stack_d[top] = split, b, d + 1
+                    top += 1
+                    stack_a[top], stack_b[top], stack_d[top] = a, split, d + 1
+                    top += 1
                     continue
-                left = exact_match(units, text, start + a, start + c)
-                right = exact_match(units, text, start + c, start + b)
-                if left >= 0 and right >= 0:
-                    n = _resegment(text, start, a, c, units, kinds, unk_id, out_ids, out_starts, out_ends, n,
-                                   depth + 1)
-                    return _resegment(text, start, c, b, units, kinds, unk_id, out_ids, out_starts, out_ends, n,
-                                      depth + 1)
-            pid = unk_id
-    out_ids[n] = pid
-    out_starts[n] = a
-    out_ends[n] = b
-    return n + 1
+                pid = unk_id
+        out_ids[n] = pid
+        out_starts[n] = a
+        out_ends[n] = b
+        n += 1
+    return n

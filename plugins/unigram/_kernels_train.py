@@ -16,7 +16,7 @@ _H_MULT = np.uint64(0x100000001B3)
 _H_INIT = np.uint64(0xCBF29CE484222325)
 
 
-@njit(nogil=True, inline="always")
+@njit(nogil=True)
 def _hstep(h, cp):
     return (h ^ np.uint64(cp + 1)) * _H_MULT
 
