@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import itertools
 import os
 from typing import Any, ClassVar, Iterable, Sequence
@@ -10,7 +12,7 @@ import numpy as np
 
 from tokembed.components import Tokenizer
 from tokembed.encoding import Encoding
-from tokembed.errors import ParameterError, TokembedError
+from tokembed.errors import ArtifactError, ParameterError, TokembedError
 from tokembed.postprocess import EncodeOptions
 
 from . import _proto as P
@@ -561,13 +563,17 @@ class UnigramTokenizer(Tokenizer):
 
     # -- state ----------------------------------------------------------------------------------------------------
     def _get_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {"model_proto": np.frombuffer(self._proto, np.uint8).copy()}
+        # the serialized ModelProto (the .model file's bytes) is the whole model: one fact in one place
+        state: dict[str, Any] = {"model_proto_base64": base64.b64encode(self._proto).decode("ascii")}
         if getattr(self, "objective_", None) is not None:
             state["objective"] = [float(x) for x in self.objective_]
         return state
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        data = np.asarray(state["model_proto"], np.uint8).tobytes()
+        try:
+            data = base64.b64decode(state["model_proto_base64"], validate=True)
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            raise ArtifactError("saved unigram tokenizer: model_proto_base64 is missing or not base64") from None
         self._set_model(SentencePieceModel.from_proto_bytes(data, "saved unigram tokenizer"))
         if "objective" in state:
             self.objective_ = [float(x) for x in state["objective"]]

@@ -17,6 +17,11 @@ KERNELS = {
     "tokembed.plugins._subword._kernels_encode": ["encode_words"],
     "tokembed.plugins.bpe._kernels": ["_dedup_words", "expand_words"],
     "tokembed.plugins.wordpiece._kernels": ["build_vocab_table", "encode_chunk", "pieces_text"],
+    "tokembed.plugins.unigram._kernels": ["build_double_array"],
+    "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
+    "tokembed.plugins.unigram._kernels_segment": ["nbest", "sample_path"],
+    "tokembed.plugins.unigram._kernels_train": ["build_piece_table", "count_substrings", "e_step",
+                                                "piece_alternatives", "viterbi_counts"],
 }
 
 _PROGRAM = """
@@ -28,8 +33,10 @@ from tokembed.text import fast
 from tokembed.text.pre_tokenizers import GPT2, Bert
 from tokembed.plugins.bpe.tokenizer import BPETokenizer
 from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
+from tokembed.plugins.unigram.tokenizer import UnigramTokenizer
 
 fast.warmup()
+UnigramTokenizer.warmup()
 BPETokenizer.warmup()
 WordPieceTokenizer.warmup()
 # real calls of every path after the warmups: none may compile another signature
@@ -50,6 +57,14 @@ for scoring in ("likelihood", "frequency"):
     wp = WordPieceTokenizer(vocab_size=80, scoring=scoring, show_progress=False).fit(docs)
     wp.encode(long_text)
     wp.encode_batch(docs, num_workers=2)
+for kwargs in ({}, {"byte_fallback": True, "split_digits": True, "normalization_rule_name": "identity"}):
+    uni = UnigramTokenizer(vocab_size=300, character_coverage=1.0, **kwargs).fit(docs)
+    uni.encode(long_text)
+    uni.encode_batch(docs, num_workers=2)
+    uni.encode_nbest(docs[0], 4)
+    uni.sample_encode(docs[0], nbest_size=-1)
+    uni.sample_encode(docs[0], nbest_size=3)
+    uni.decode(uni.encode(docs[0]).ids)
 
 out = {}
 for name in KERNELS:
