@@ -37,17 +37,17 @@ _EXTENSION_BIT = 1 << 9
 # double arrays
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _offset(unit):
     return (unit >> 10) << ((unit & _EXTENSION_BIT) >> 6)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _label(unit):
     return unit & (_IS_LEAF_BIT | 0xFF)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def char_len(first_byte):
     """Bytes of the UTF-8 sequence that starts with ``first_byte`` (1 for a continuation byte), as SentencePiece's
     ``OneCharLen`` gives."""
@@ -61,7 +61,7 @@ def char_len(first_byte):
     return 4
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def longest_prefix(units, key, start, end):
     """The longest key of the double array ``units`` that is a prefix of ``key[start:end]``.
 
@@ -87,7 +87,7 @@ def longest_prefix(units, key, start, end):
     return best_len, best_val
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def exact_match(units, key, start, end):
     """The value of ``key[start:end]`` in the double array, or -1."""
     if units.shape[0] == 0 or end <= start:
@@ -273,7 +273,7 @@ def build_double_array(keys, key_offsets, values):
 # normalizer
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _put_space(out, norm_to_orig, n, consumed):
     """Write U+2581 (UTF-8 E2 96 81) at ``out[n]``; returns the new length."""
     out[n] = 0xE2
@@ -285,7 +285,7 @@ def _put_space(out, norm_to_orig, n, consumed):
     return n + 3
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _normalize_prefix(text, pos, end, charsmap, normalized, user):
     """SentencePiece's ``NormalizePrefix``: ``(consumed bytes, replacement start, replacement length)``;
     a start of -1 means the input bytes themselves, -2 the U+FFFD replacement (never for valid UTF-8)."""
@@ -305,8 +305,37 @@ def _normalize_prefix(text, pos, end, charsmap, normalized, user):
 
 
 @njit(nogil=True)
+def key_first_bytes(charsmap, user):
+    """``out[b]`` (for ASCII ``b``) is True unless byte ``b`` followed by an ASCII byte (or the end) is surely
+    left as it is: when ``b`` alone is a key of ``charsmap`` or ``user``, or a key goes on from ``b`` with an ASCII
+    byte. (A key that goes on with a non-ASCII byte, ``e`` + a combining accent, is looked up the slow way.)"""
+    out = np.zeros(256, np.bool_)
+    for units in (charsmap, user):
+        if units.shape[0] == 0:
+            continue
+        root = np.int64(_offset(np.int64(units[0])))
+        for b in range(1, 128):
+            pos = root ^ b
+            if pos >= units.shape[0]:
+                continue
+            unit = np.int64(units[pos])
+            if _label(unit) != b:
+                continue
+            if unit & _HAS_LEAF_BIT:
+                out[b] = True
+                continue
+            base = pos ^ _offset(unit)
+            for c in range(1, 128):
+                q = base ^ c
+                if q < units.shape[0] and _label(np.int64(units[q])) == c:
+                    out[b] = True
+                    break
+    return out
+
+
+@njit(nogil=True)
 def normalize(text, start, end, charsmap, normalized, user, add_dummy_prefix, remove_extra_whitespaces,
-              escape_whitespaces, treat_whitespace_as_suffix, out, norm_to_orig):
+              escape_whitespaces, treat_whitespace_as_suffix, out, norm_to_orig, first_bytes):
     """SentencePiece's ``Normalizer::Normalize`` of ``text[start:end]`` (UTF-8 bytes).
 
     Writes the normalized bytes into ``out`` and, for each of them plus one past the end, the byte offset (relative
@@ -345,6 +374,30 @@ def normalize(text, start, end, charsmap, normalized, user, add_dummy_prefix, re
             n += 1
     is_prev_space = remove_extra_whitespaces
     while pos < end:
+        c0 = text[pos]
+        if c0 < 0x80 and not first_bytes[c0] and (pos + 1 >= end or text[pos + 1] < 0x80):
+            # fast path: an ASCII byte that no rule or user-defined symbol starts with stands for itself
+            if c0 == 32:
+                if not is_prev_space:
+                    if n + 3 > cap:
+                        return -1 - (2 * cap + 16)
+                    if escape_whitespaces:
+                        n = _put_space(out, norm_to_orig, n, consumed)
+                    else:
+                        out[n] = 32
+                        norm_to_orig[n] = consumed
+                        n += 1
+                    is_prev_space = remove_extra_whitespaces
+            else:
+                if n + 1 > cap:
+                    return -1 - (2 * cap + 16)
+                out[n] = c0
+                norm_to_orig[n] = consumed
+                n += 1
+                is_prev_space = False
+            consumed += 1
+            pos += 1
+            continue
         used, rs, rl = _normalize_prefix(text, pos, end, charsmap, normalized, user)
         src_start = rs
         k0 = 0

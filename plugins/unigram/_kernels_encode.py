@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import normalize
+from ._kernels import key_first_bytes, normalize
 from ._kernels_segment import bpe, lattice, viterbi
 
 # params (int64 array) layout
@@ -32,12 +32,12 @@ N_FPARAMS = 2
 
 
 @njit(nogil=True)
-def _normalized(buf, a, b, charsmap, replacements, user, params, norm, norm_map):
+def _normalized(buf, a, b, charsmap, replacements, user, params, norm, norm_map, first_bytes):
     """Normalize ``buf[a:b]`` into ``norm`` (grown as needed); returns ``(n, norm, norm_map)``."""
     while True:
         n = normalize(buf, a, b, charsmap, replacements, user, params[P_ADD_DUMMY_PREFIX] != 0,
                       params[P_REMOVE_EXTRA_WHITESPACES] != 0, params[P_ESCAPE_WHITESPACES] != 0,
-                      params[P_TREAT_WHITESPACE_AS_SUFFIX] != 0, norm, norm_map)
+                      params[P_TREAT_WHITESPACE_AS_SUFFIX] != 0, norm, norm_map, first_bytes)
         if n >= 0:
             return n, norm, norm_map
         need = -1 - n
@@ -47,7 +47,7 @@ def _normalized(buf, a, b, charsmap, replacements, user, params, norm, norm_map)
 
 @njit(cache=True, nogil=True)
 def encode_docs(buf, doc_offsets, first_doc, units, scores, kinds, byte_ids, charsmap, replacements, user, params,
-                fparams, out_ids, out_begin, out_end, tok_offsets):
+                fparams, out_ids, out_offsets, tok_offsets):
     """Encode the texts ``buf[doc_offsets[d]:doc_offsets[d + 1]]`` (UTF-8) from ``first_doc`` on.
 
     Parameters
@@ -70,7 +70,7 @@ def encode_docs(buf, doc_offsets, first_doc, units, scores, kinds, byte_ids, cha
         Double array of the user-defined pieces (empty when there is none).
     params : int64 array, shape (N_PARAMS,)
     fparams : float64 array, shape (N_FPARAMS,)
-    out_ids : int32 array; out_begin, out_end : int64 arrays
+    out_ids : int32 array; out_offsets : int64 array of shape (capacity, 2)
         Tokens: id and code-point span in its text.
     tok_offsets : int64 array, shape (n_docs + 1,)
         Text ``d``'s tokens are ``[tok_offsets[d], tok_offsets[d + 1])``.
@@ -88,6 +88,7 @@ def encode_docs(buf, doc_offsets, first_doc, units, scores, kinds, byte_ids, cha
     byte_fallback = params[P_BYTE_FALLBACK] != 0
     unk_score = np.float32(fparams[F_UNK_SCORE])
     dropout = fparams[F_DROPOUT]
+    first_bytes = key_first_bytes(charsmap, user)
     longest = 0
     for d in range(first_doc, n_docs):
         longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
@@ -96,7 +97,8 @@ def encode_docs(buf, doc_offsets, first_doc, units, scores, kinds, byte_ids, cha
     cpos = np.empty(longest + 1, np.int64)
     for d in range(first_doc, n_docs):
         a, b = doc_offsets[d], doc_offsets[d + 1]
-        n, norm, norm_map = _normalized(buf, a, b, charsmap, replacements, user, params, norm, norm_map)
+        n, norm, norm_map = _normalized(buf, a, b, charsmap, replacements, user, params, norm, norm_map,
+                                        first_bytes)
         o = tok_offsets[d]
         if o + n > cap:
             return d
@@ -138,15 +140,15 @@ def encode_docs(buf, doc_offsets, first_doc, units, scores, kinds, byte_ids, cha
             if is_unk and byte_fallback:
                 for k in range(nb, ne):
                     out_ids[o] = byte_ids[norm[k]]
-                    out_begin[o] = ob
-                    out_end[o] = oe
+                    out_offsets[o, 0] = ob
+                    out_offsets[o, 1] = oe
                     o += 1
             elif is_unk and prev_unk:
-                out_end[o - 1] = oe
+                out_offsets[o - 1, 1] = oe
             else:
                 out_ids[o] = pid
-                out_begin[o] = ob
-                out_end[o] = oe
+                out_offsets[o, 0] = ob
+                out_offsets[o, 1] = oe
                 o += 1
             prev_unk = is_unk
         tok_offsets[d + 1] = o
@@ -157,9 +159,11 @@ def encode_docs(buf, doc_offsets, first_doc, units, scores, kinds, byte_ids, cha
 def normalize_text(buf, charsmap, replacements, user, params):
     """The normalized bytes of ``buf`` (one text) and the map of each byte (plus the end) to an original byte
     offset."""
+    first_bytes = key_first_bytes(charsmap, user)
     norm = np.empty(3 * buf.shape[0] + 16, np.uint8)
     norm_map = np.empty(norm.shape[0] + 1, np.int64)
-    n, norm, norm_map = _normalized(buf, 0, buf.shape[0], charsmap, replacements, user, params, norm, norm_map)
+    n, norm, norm_map = _normalized(buf, 0, buf.shape[0], charsmap, replacements, user, params, norm, norm_map,
+                                    first_bytes)
     return norm[:n].copy(), norm_map[: n + 1].copy()
 
 
@@ -185,6 +189,7 @@ def normalize_docs(buf, doc_offsets, charsmap, replacements, user, params):
     """The normalized bytes of every text ``buf[doc_offsets[d]:doc_offsets[d + 1]]``, concatenated, and their
     offsets (int64, shape (n_docs + 1,))."""
     n_docs = doc_offsets.shape[0] - 1
+    first_bytes = key_first_bytes(charsmap, user)
     longest = 0
     for d in range(n_docs):
         longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
@@ -195,7 +200,7 @@ def normalize_docs(buf, doc_offsets, charsmap, replacements, user, params):
     o = 0
     for d in range(n_docs):
         n, norm, norm_map = _normalized(buf, doc_offsets[d], doc_offsets[d + 1], charsmap, replacements, user,
-                                        params, norm, norm_map)
+                                        params, norm, norm_map, first_bytes)
         if o + n > out.shape[0]:
             grown = np.empty(2 * out.shape[0] + n, np.uint8)
             grown[:o] = out[:o]

@@ -171,7 +171,7 @@ def lattice(text, start, end, units, scores, kinds, unk_id, unk_score, node_star
     return n
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _logaddexp(a, b):
     if a == -np.inf:
         return b
@@ -313,7 +313,7 @@ def nbest(size, n, node_start, node_end, node_score, k_best, out_nodes, out_offs
 # BPE (SentencePiece's model_type BPE): merge the adjacent pair whose joined piece scores highest
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _score_key(score):
     """An int64 that orders float32 scores as SentencePiece's ``SymbolPairComparator`` does (-0.0 below +0.0)."""
     bits = np.int64(np.float32(score).view(np.int32))
@@ -322,7 +322,7 @@ def _score_key(score):
     return -1 - (bits & 0x7FFFFFFF)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _before(ka, la, kb, lb):
     """True when pair a is merged before pair b: higher score key, then the smaller left index."""
     return ka > kb or (ka == kb and la < lb)
@@ -369,7 +369,7 @@ def _heap_pop(hk, hl, hr, hs, n):
     return n
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _pair_key(text, start, a0, a1, b1, units, scores, kinds, unk_id):
     """Score key of the piece ``text[start + a0:start + b1]`` if it may be merged, else a sentinel."""
     pid = exact_match(units, text, start + a0, start + b1)

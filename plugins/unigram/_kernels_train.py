@@ -16,12 +16,12 @@ _H_MULT = np.uint64(0x100000001B3)
 _H_INIT = np.uint64(0xCBF29CE484222325)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _hstep(h, cp):
     return (h ^ np.uint64(cp + 1)) * _H_MULT
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _same(cps, a, b, length):
     for k in range(length):
         if cps[a + k] != cps[b + k]:
@@ -180,7 +180,7 @@ def build_piece_table(pcps, poffsets):
     return slots, hashes
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _find(slots, hashes, pcps, poffsets, h, cps, start, length):
     mask = slots.shape[0] - 1
     t = np.int64(h & np.uint64(mask))
@@ -234,7 +234,7 @@ def _word_lattice(cps, a, b, slots, hashes, pcps, poffsets, logp, max_len, unk_s
     return m
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _lae(a, b):
     if a == -np.inf:
         return b

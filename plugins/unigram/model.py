@@ -211,8 +211,7 @@ class SentencePieceModel:
         buf = np.frombuffer(b"".join(parts) or b"\x00", np.uint8)
         cap = int(doc_offsets[-1]) + 4 * n_docs + 16
         ids = np.empty(cap, np.int32)
-        begin = np.empty(cap, np.int64)
-        end = np.empty(cap, np.int64)
+        spans = np.empty((cap, 2), np.int64)
         tok_offsets = np.zeros(n_docs + 1, np.int64)
         params = self.params
         fparams = self.fparams
@@ -224,19 +223,20 @@ class SentencePieceModel:
         done = 0
         while True:
             done = encode_docs(buf, doc_offsets, done, self.units, self.scores, self.kinds, self.byte_ids,
-                               self.charsmap_units, self.replacements, self.user_units, params, fparams, ids, begin,
-                               end, tok_offsets)
+                               self.charsmap_units, self.replacements, self.user_units, params, fparams, ids, spans,
+                               tok_offsets)
             if done >= n_docs:
                 break
             cap *= 2
             ids = _grown(ids, cap)
-            begin = _grown(begin, cap)
-            end = _grown(end, cap)
+            grown = np.empty((cap, 2), np.int64)
+            grown[: spans.shape[0]] = spans
+            spans = grown
         out = []
         bounds = tok_offsets.tolist()
         for d in range(n_docs):
             lo, hi = bounds[d], bounds[d + 1]
-            offsets = np.stack([begin[lo:hi], end[lo:hi]], axis=1) if hi > lo else np.zeros((0, 2), np.int64)
+            offsets = spans[lo:hi]
             if stages[d] is not None and not stages[d].is_one_to_one:
                 offsets = stages[d].original_spans(offsets)
             out.append((ids[lo:hi], offsets))
