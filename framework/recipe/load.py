@@ -2,7 +2,8 @@
 
 The file is found and its format told apart before any work: a saved tokembed tokenizer (``*.tokembed.json``, read
 with the class its ``type`` names), a Hugging Face ``tokenizer.json`` (its ``model.type`` picks ``bpe`` or
-``wordpiece``), tiktoken ranks (``*.tiktoken``) or a WordPiece ``vocab.txt``. For the last three the plugin's
+``wordpiece`` or ``unigram``), tiktoken ranks (``*.tiktoken``), a SentencePiece model (``*.model``, read by
+``unigram``) or a WordPiece ``vocab.txt``. For the last three the plugin's
 classmethod (:data:`LOADERS`) must exist, and the stage's other keys are typed against its signature. Then the file
 is read with its reader (:meth:`LoadSpec.read`): a file the reader rejects is a problem of the stage, reported with
 the other problems before any training, and the tokenizer read is kept for the run. Private to
@@ -36,9 +37,11 @@ LOADERS: dict[str, tuple[str, str, str]] = {
     "hf_json:BPE": ("bpe", "from_hf_json", "a Hugging Face tokenizer.json with a BPE model"),
     "hf_json:WordPiece": ("wordpiece", "from_hf_json", "a Hugging Face tokenizer.json with a WordPiece model"),
     "vocab_txt": ("wordpiece", "from_vocab_file", "a WordPiece vocab.txt"),
+    "sentencepiece": ("unigram", "from_sentencepiece", "a SentencePiece model (.model)"),
+    "hf_json:Unigram": ("unigram", "from_hf_json", "a Hugging Face tokenizer.json with a Unigram model"),
 }
-_FORMS = "a saved tokenizer (*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken) or a " \
-         "WordPiece vocab.txt"
+_FORMS = "a saved tokenizer (*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a " \
+         "SentencePiece model (*.model) or a WordPiece vocab.txt"
 
 
 def _from_override(node: Node) -> bool:
@@ -188,7 +191,7 @@ class _LoadChecker:
         params = self.loader_params(cls, type_name, loader, given, type_node, path)
         if params is None:
             return None
-        loader_format: Literal["tiktoken", "hf_json", "vocab_txt"] = fmt_name  # type: ignore[assignment]
+        loader_format: Literal["tiktoken", "hf_json", "vocab_txt", "sentencepiece"] = fmt_name  # type: ignore[assignment]
         return self.read(LoadSpec(label, source, value, file, loader_format, type_name, loader,
                                   types.MappingProxyType(params), self.problems.where(node), cls), node, path)
 
@@ -252,12 +255,14 @@ class _LoadChecker:
 
     def file_format(self, file: Path, value: str, node: Node, path: str) -> tuple[str, str | None] | None:
         """``(format, type)``: ``("tokembed", saved type)``, ``("hf_json", "BPE" | "WordPiece")``,
-        ``("tiktoken", None)`` or ``("vocab_txt", None)``; None after recording a problem."""
+        ``("tiktoken", None)``, ``("sentencepiece", None)`` or ``("vocab_txt", None)``; None after recording a problem."""
         name = file.name.lower()
         if name.endswith(".tiktoken"):
             return "tiktoken", None
         if name.endswith(".txt"):
             return "vocab_txt", None
+        if name.endswith(".model"):
+            return "sentencepiece", None
         if not name.endswith(".json"):
             self.problems.add(node, path, f"{value}: cannot tell how to read this file from its name; load: reads "
                                           f"{_FORMS}")
@@ -275,11 +280,11 @@ class _LoadChecker:
                 return None
             return "tokembed", data["type"]
         model = data.get("model") if isinstance(data, dict) else None
-        if isinstance(model, dict) and model.get("type") in ("BPE", "WordPiece"):
+        if isinstance(model, dict) and model.get("type") in ("BPE", "WordPiece", "Unigram"):
             return "hf_json", model["type"]
         if isinstance(model, dict):
             self.problems.add(node, path, f"{value}: a Hugging Face tokenizer with a {model.get('type')!r} model; "
-                                          "load: reads BPE and WordPiece models")
+                                          "load: reads BPE, WordPiece and Unigram models")
             return None
         self.problems.add(node, path, f"{value}: neither a saved tokembed tokenizer (\"format\": \"tokembed\") nor a "
                                       "Hugging Face tokenizer.json (\"model\": {...})")

@@ -256,7 +256,7 @@ class LoadSpec:
         The path as written, or the dataset's name.
     path : Path
         The file, absolute.
-    format : {"tokembed", "tiktoken", "hf_json", "vocab_txt"}
+    format : {"tokembed", "tiktoken", "hf_json", "vocab_txt", "sentencepiece"}
         What the file is: a saved tokembed tokenizer (``*.tokembed.json``), tiktoken BPE ranks (``*.tiktoken``),
         a Hugging Face ``tokenizer.json``, or a WordPiece ``vocab.txt`` (one token per line).
     type : str
@@ -284,7 +284,7 @@ class LoadSpec:
     source: Literal["path", "dataset"]
     value: str
     path: Path
-    format: Literal["tokembed", "tiktoken", "hf_json", "vocab_txt"]
+    format: Literal["tokembed", "tiktoken", "hf_json", "vocab_txt", "sentencepiece"]
     type: str
     loader: str
     params: Mapping[str, Any] = _field(default_factory=lambda: types.MappingProxyType({}), hash=False)

@@ -435,8 +435,9 @@ def test_load_problems(files, fake_reg):
         f"r.yaml:4:15: compare.tokenizers.a.load: tokenizer 'wordpiece' ({__name__}.FakeWordPiece) has no classmethod "
         "from_hf_json(path, ...), so it cannot read a Hugging Face tokenizer.json with a WordPiece model"]
     assert check("a: {load: uni.json}") == [
-        "r.yaml:4:15: compare.tokenizers.a.load: uni.json: a Hugging Face tokenizer with a 'Unigram' model; load: "
-        "reads BPE and WordPiece models"]
+        "r.yaml:4:15: compare.tokenizers.a.load: reading a Hugging Face tokenizer.json with a Unigram model needs the "
+        "tokenizer plugin 'unigram', which is not installed: unknown tokenizer 'unigram'. Available: bpe, char, typed, "
+        "word, wordpiece"]
     assert check("a: {load: bpe.json, colour: red}") == [
         "r.yaml:4:25: compare.tokenizers.a.colour: unknown parameter of bpe.from_hf_json(). Parameters: dropout"]
     assert check("a: {load: vocab.txt, type: word}") == [
@@ -455,7 +456,8 @@ def test_load_problems(files, fake_reg):
         "r.yaml:4:43: compare.tokenizers.a.vocab_size: expected int or null, got 'big'"]  # via **params: __init__'s
     assert check("a: {load: .}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: .: is a folder; load: names one tokenizer file (a saved tokenizer "
-        "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken) or a WordPiece vocab.txt)"]
+        "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a SentencePiece model "
+        "(*.model) or a WordPiece vocab.txt)"]
     assert check("a: {load: {dataset: gpt2_ranks, path: x}}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: expected a file path, {path: FILE} or {dataset: NAME} (a fetched "
         "tokenizer file), got a mapping with dataset, path"]
@@ -479,7 +481,7 @@ def test_load_dataset_is_a_tokenizer_file(files, fake_reg, monkeypatch):
     assert r.resolved()["compare"]["tokenizers"]["a"] == {"load": {"dataset": "gpt2_ranks"}, "type": "bpe"}
     assert problems_of(text % "prose_mix", fake_reg, files) == [
         "r.yaml:4:25: compare.tokenizers.a.load.dataset: dataset 'prose_mix' is a text corpus, not a tokenizer "
-        "file. Datasets of that kind: bert_uncased_vocab, gpt2_ranks"]
+        "file. Datasets of that kind: bert_uncased_vocab, gpt2_ranks, mistral_v1_model"]
 
 
 def test_a_reader_that_fails_is_a_problem_of_the_stage(files, fake_reg):

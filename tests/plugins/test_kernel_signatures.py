@@ -21,6 +21,11 @@ KERNELS = {
                                                "sort_reduce"],
     "tokembed.plugins.tfidf._kernels": ["count_rows", "ngram_features", "normalize_rows"],
     "tokembed.plugins.svd._kernels": ["csr_times_dense"],
+    "tokembed.plugins.unigram._kernels": ["build_double_array"],
+    "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
+    "tokembed.plugins.unigram._kernels_segment": ["nbest", "sample_path"],
+    "tokembed.plugins.unigram._kernels_train": ["build_piece_table", "count_substrings", "e_step",
+                                                "piece_alternatives", "viterbi_counts"],
 }
 
 _PROGRAM = """
@@ -38,7 +43,10 @@ from tokembed.plugins.tfidf.vectorizer import BagOfWords, TfidfVectorizer
 from tokembed.plugins.tfidf.onehot import OneHotVectorizer
 from tokembed.plugins.svd.vectorizer import TruncatedSVD
 
+from tokembed.plugins.unigram.tokenizer import UnigramTokenizer
+
 fast.warmup()
+UnigramTokenizer.warmup()
 TfidfVectorizer.warmup()
 TruncatedSVD.warmup()
 BPETokenizer.warmup()
@@ -81,6 +89,14 @@ for vec in (TfidfVectorizer(ngram_range=(1, 2), norm="l1"), BagOfWords(stop_word
     vec.partial_fit(docs[:3])
 for algorithm in ("randomized", "arpack"):
     TruncatedSVD(n_components=3, algorithm=algorithm).fit(X.astype("float32")).transform(X.toarray())
+for kwargs in ({}, {"byte_fallback": True, "split_digits": True, "normalization_rule_name": "identity"}):
+    uni = UnigramTokenizer(vocab_size=300, character_coverage=1.0, **kwargs).fit(docs)
+    uni.encode(long_text)
+    uni.encode_batch(docs, num_workers=2)
+    uni.encode_nbest(docs[0], 4)
+    uni.sample_encode(docs[0], nbest_size=-1)
+    uni.sample_encode(docs[0], nbest_size=3)
+    uni.decode(uni.encode(docs[0]).ids)
 
 out = {}
 for name in KERNELS:
