@@ -12,7 +12,7 @@ import numpy as np
 from ..encoding import Encoding
 from ..errors import TokembedError
 
-__all__ = ["TemplateProcessing", "DEFAULT_TEMPLATE"]
+__all__ = ["TemplateProcessing", "DEFAULT_TEMPLATE", "template_from_hf", "template_to_hf"]
 
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -253,3 +253,76 @@ def _from_spec_cached(single: str | tuple[str, ...], pair: str | tuple[str, ...]
 
 #: The template used when a tokenizer has no post-processor: adds nothing, a pair gets type ids 0 and 1.
 DEFAULT_TEMPLATE = TemplateProcessing()
+
+
+# -- Hugging Face tokenizer.json ---------------------------------------------------------------------------------
+def _hf_pieces(spec: Any, source: str) -> list[str]:
+    pieces = []
+    for item in spec:
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise TokembedError(f"{source}: cannot read the post-processor template piece {item!r}")
+        (kind, body), = item.items()
+        if kind == "Sequence":
+            pieces.append(f"${body['id']}:{int(body.get('type_id', 0))}")
+        elif kind == "SpecialToken":
+            pieces.append(f"{body['id']}:{int(body.get('type_id', 0))}")
+        else:
+            raise TokembedError(f"{source}: unknown post-processor template piece {kind!r}")
+    return pieces
+
+
+def template_from_hf(spec: Any, source: str) -> dict[str, str] | None:
+    """Our ``post_processor`` spec of a Hugging Face ``post_processor`` JSON: ``TemplateProcessing``,
+    ``BertProcessing`` (``[CLS] $A [SEP]`` / ``[CLS] $A [SEP] $B:1 [SEP]:1``), ``RobertaProcessing`` (``<s> $A </s>``
+    / ``<s> $A </s> </s> $B </s>``, its offset trimming aside) or none (None).
+
+    Raises
+    ------
+    TokembedError
+        For another type or a malformed template, naming ``source``.
+    """
+    if spec is None:
+        return None
+    kind = spec.get("type") if isinstance(spec, Mapping) else None
+    try:
+        return _template_from_hf(spec, kind, source)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise TokembedError(f"{source}: the post-processor {kind!r} is malformed ({type(exc).__name__}: {exc})"
+                            ) from None
+
+
+def _template_from_hf(spec: Any, kind: Any, source: str) -> dict[str, str]:
+    if kind == "BertProcessing":
+        cls, sep = spec["cls"][0], spec["sep"][0]
+        return {"single": f"{cls} $A {sep}", "pair": f"{cls} $A {sep} $B:1 {sep}:1"}
+    if kind == "RobertaProcessing":
+        cls, sep = spec["cls"][0], spec["sep"][0]
+        return {"single": f"{cls} $A {sep}", "pair": f"{cls} $A {sep} {sep} $B {sep}"}
+    if kind == "TemplateProcessing":
+        return {"single": " ".join(_hf_pieces(spec["single"], source)),
+                "pair": " ".join(_hf_pieces(spec["pair"], source))}
+    raise TokembedError(f"{source}: the post-processor {kind!r} has no tokembed equivalent (TemplateProcessing, "
+                        "BertProcessing and RobertaProcessing do); pass post_processor=... to choose one")
+
+
+def template_to_hf(spec: Any, vocab: Mapping[str, int]) -> dict[str, Any] | None:
+    """Hugging Face's ``TemplateProcessing`` JSON of our ``post_processor`` spec (None for None); ``vocab`` maps
+    each special token of the template to its id.
+
+    Raises
+    ------
+    TokembedError
+        If the spec is invalid or a special token of the template is not in ``vocab``.
+    """
+    template = TemplateProcessing.from_spec(spec)
+    if template is None:
+        return None
+    ids = template.special_ids(vocab.get)
+
+    def pieces(seq: Sequence[_Piece]) -> list[dict[str, Any]]:
+        return [{"Sequence": {"id": p.sequence, "type_id": p.type_id}} if p.sequence is not None
+                else {"SpecialToken": {"id": p.token, "type_id": p.type_id}} for p in seq]
+
+    specials = {tok: {"id": tok, "ids": [ids[tok]], "tokens": [tok]} for tok in template.special_tokens}
+    return {"type": "TemplateProcessing", "single": pieces(template.single), "pair": pieces(template.pair),
+            "special_tokens": specials}
