@@ -449,35 +449,57 @@ class BPETokenizer(Tokenizer):
         return cls._from_parts(vocab, merges, specials, f"{vocab_json} + {merges_txt}", **{**found, **params})
 
     @classmethod
-    def from_hf_json(cls, path: str | os.PathLike, **params: Any) -> "BPETokenizer":
+    def from_hf_json(cls, path: str | os.PathLike, lossy: bool = False, **params: Any) -> "BPETokenizer":
         """Load the BPE model of a Hugging Face ``tokenizer.json`` with the text stages tokembed can mirror.
 
-        Byte level, pre-tokenizer (``ByteLevel``, ``Whitespace``, ``WhitespaceSplit``, ``BertPreTokenizer``,
-        GPT-2's ``Split``), normalizer (Unicode forms, ``Lowercase``, ``StripAccents``), ``unk_token``,
-        ``end_of_word_suffix``, ``continuing_subword_prefix`` and the special added tokens come from the file;
-        ``**params`` overrides any of them (a stage the file uses and tokembed cannot mirror must be given).
-        Post-processor, truncation and padding are not read.
+        From the file: byte level, pre-tokenizer (``ByteLevel``, ``Whitespace``, ``WhitespaceSplit``,
+        ``BertPreTokenizer``, ``Split`` with any pattern, its regex read from Hugging Face's dialect), normalizer
+        (Unicode forms, ``Lowercase``, ``BertNormalizer``), ``unk_token``, ``end_of_word_suffix``,
+        ``continuing_subword_prefix``, ``dropout``, the template (``TemplateProcessing``, ``BertProcessing``,
+        ``RobertaProcessing``) and the special added tokens; the table in :mod:`tokembed.plugins.bpe.hf_stages`
+        says what each becomes. ``**params`` overrides any of them (a stage the file uses and tokembed cannot
+        mirror must be given). Truncation and padding are not read.
+
+        Parameters
+        ----------
+        path : path
+        lossy : bool, default False
+            Read a stage whose nearest tokembed stage encodes some texts differently (Hugging Face's
+            ``StripAccents``) instead of refusing it; a :class:`~tokembed.plugins.bpe.hf_stages.
+            LossyConversionWarning` names the difference.
+        **params
+            Tokenizer parameters that replace the file's.
 
         Raises
         ------
         ArtifactError
             If the file is not a tokenizer.json with a BPE model, or is inconsistent.
         TokembedError
-            If a text stage has no tokembed equivalent and ``params`` does not choose one.
+            If a text stage has no tokembed equivalent and ``params`` does not choose one (the message lists what
+            tokembed reads and suggests the nearest stage, e.g. ``bert_clean``).
         """
-        vocab, merges, specials, found = files.hf_json_parts(path, params)
+        vocab, merges, specials, found = files.hf_json_parts(path, params, lossy=lossy)
         return cls._from_parts(vocab, merges, specials, str(path), **found)
 
     def to_hf_json(self, path: str | os.PathLike) -> None:
         """Write a Hugging Face ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads and that encodes
-        to the same ids (merges written as pairs, which ``tokenizers`` >= 0.20 reads).
+        to the same ids, tokens and offsets, one text or a pair: text stages mapped as in
+        :mod:`tokembed.plugins.bpe.hf_stages` (a ``regex`` pre-tokenizer rewritten for Hugging Face's regex
+        engine), merges written as pairs (``tokenizers`` >= 0.20 reads them), the ``post_processor`` template,
+        ``dropout``. :meth:`from_hf_json` reads the file back to the same tokenizer.
+
+        Two things tokenizer.json cannot say: special tokens are added tokens, which Hugging Face recognises
+        wherever they are written in a text (tokembed does only with ``allowed_special``), and ``pad_token`` is
+        only in the added tokens (tokenizer.json's ``padding`` would pad every batch), so a re-import needs
+        ``pad_token=...`` to pad.
 
         Raises
         ------
         NotFittedError
             If the tokenizer is not fitted.
         TokembedError
-            If the normalizer or pre-tokenizer has no Hugging Face equivalent.
+            If the pre-tokenizer's regex holds a construct with no equivalent in Hugging Face's regex dialect (the
+            message names it and where it is), or a template token is missing; no file is written then.
         """
         self._check_is_fitted()
         normalizer, pre_tokenizer = self._stages()
@@ -485,7 +507,8 @@ class BPETokenizer(Tokenizer):
             path, vocab=self._model.vocab, merges=self.merges_, specials=self.special_tokens_,
             byte_level=bool(self.byte_level), pre_tokenizer=pre_tokenizer.spec, normalizer=normalizer.spec,
             unk_token=self.unk_token, end_of_word_suffix=self.end_of_word_suffix,
-            continuing_subword_prefix=self.continuing_subword_prefix)
+            continuing_subword_prefix=self.continuing_subword_prefix, post_processor=self.post_processor,
+            dropout=self.dropout)
 
     def to_vocab_merges(self, vocab_json: str | os.PathLike, merges_txt: str | os.PathLike) -> None:
         """Write ``vocab.json`` and ``merges.txt`` (GPT-2's format), which :meth:`from_vocab_merges` reads back
