@@ -386,6 +386,12 @@ class _Checker:
                     self.problems.add(nodes[f"batch.{key}"], join_path(path, key),
                                       f"{key}: {'max_length' if key == 'padding' else 'true'} needs batch.max_length")
                     ok = False
+        if spec.padding is False and spec.lines > 1 and "batch.padding" in nodes:
+            # the batch is embedded as one (batch, seq) array: unpadded lines of text have different lengths
+            self.problems.add(nodes["batch.padding"], join_path(path, "padding"),
+                              f"false cannot stack {spec.lines} lines of different lengths into one (batch, seq) "
+                              "array of ids; use padding: longest (or max_length with max_length: N), or lines: 1")
+            ok = False
         return spec if ok else None
 
     # -- across stages ------------------------------------------------------------------------------------------
@@ -458,7 +464,10 @@ class _Checker:
         if emb.batch is not None and emb.batch.padding is not False and plan.pad_token is None:
             node = nodes.get("batch.padding") or nodes["<stage>"]
             self.problems.add(node, f"embedders.{emb.label}.batch.padding",
-                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null")
+                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null"
+                              + ("" if tok.cls.__module__.startswith("tokembed.") else
+                                 f" ({tok.cls.__qualname__} declares none: a tokenizer is padded when its plan() "
+                                 "names a pad_token, see docs/plugins.md)"))
 
 
 def _replace(spec: ComponentSpec, **changes: Any) -> ComponentSpec:
