@@ -143,6 +143,16 @@ class Tokenizer(Component):
         return TokenizerPlan(vocab, dict(cls.expected_special_ids(params) or {}), pad if isinstance(pad, str) else None)
 
     @classmethod
+    def export_problem(cls, fmt: str, params: dict[str, Any]) -> str | None:
+        """Why a tokenizer built with ``params`` cannot be written in the export format ``fmt`` (``hf``,
+        ``vocab-merges``, ``vocab-txt``, ``tiktoken``: :data:`tokembed.export.EXPORT_FORMATS`), or None.
+
+        ``tokembed validate`` asks it for each entry of a recipe tokenizer's ``export:`` list, before any training.
+        A class writes a format by having its method (``to_hf_json``, ...); this default finds no other problem.
+        """
+        return None
+
+    @classmethod
     def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
         """The id each special token will get, planned from the ``__init__`` parameters before fitting.
 
