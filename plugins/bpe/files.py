@@ -40,6 +40,7 @@ __all__ = [
     "parse_merge_lines",
     "write_vocab_merges",
     "read_tiktoken",
+    "write_tiktoken",
     "ranks_to_merges",
     "read_hf_json",
     "write_hf_json",
@@ -158,13 +159,16 @@ def write_vocab_merges(vocab: list[str], merges: list[tuple[str, str]], vocab_pa
     atomic_write_text(merges_path, "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
 
 
-def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
+def read_tiktoken(path: str | os.PathLike, gaps: frozenset[int] = frozenset()) -> dict[bytes, int]:
     """Ranks of a tiktoken file: token bytes -> rank.
+
+    ``gaps``: ranks that may be missing (the ids of special tokens placed among the ranks, as an export of a
+    tokenizer whose special tokens come first writes them).
 
     Raises
     ------
     ArtifactError
-        If a line is not ``<base64> <int>`` (naming it), or the ranks are not exactly ``0 .. n-1``.
+        If a line is not ``<base64> <int>`` (naming it), or the ranks and ``gaps`` are not exactly ``0 .. n-1``.
     """
     ranks: dict[bytes, int] = {}
     rank_line: dict[int, int] = {}
@@ -185,10 +189,28 @@ def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
             raise ArtifactError(f"{path}:{n}: rank {rank} repeats the rank of line {rank_line[rank]}")
         ranks[token] = rank
         rank_line[rank] = n
-    if sorted(ranks.values()) != list(range(len(ranks))):
-        missing = next(i for i, r in enumerate(sorted(ranks.values())) if i != r)
-        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(ranks) - 1}; rank {missing} is missing")
+    taken = sorted([*ranks.values(), *gaps])
+    if taken != list(range(len(taken))):
+        clash = sorted(set(ranks.values()) & gaps)
+        if clash:
+            raise ArtifactError(f"{path}: rank {clash[0]} is also the id given to a special token")
+        missing = next((i for i, r in enumerate(taken) if i != r), len(taken))
+        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(taken) - 1}"
+                            + (" with the special tokens' ids" if gaps else "") + f"; rank {missing} is missing"
+                            + ("" if gaps else " (a tokenizer whose special tokens hold the first ids was exported: "
+                               "pass special_tokens={token: id, ...})"))
     return ranks
+
+
+def write_tiktoken(path: str | os.PathLike, vocab: list[str], specials: list[str]) -> None:
+    """Write the byte-level ``vocab`` (token strings in id order) as tiktoken ranks, each token's id its rank;
+    the special tokens are left out (tiktoken takes them apart), so their ids are gaps among the ranks."""
+    from .bytelevel import token_bytes
+
+    skip = set(specials)
+    lines = [f"{base64.b64encode(token_bytes(tok)).decode('ascii')} {i}\n" for i, tok in enumerate(vocab)
+             if tok not in skip]
+    atomic_write_text(path, "".join(lines))
 
 
 def ranks_to_merges(ranks: dict[bytes, int], source: str = "<ranks>") -> list[tuple[bytes, bytes]]:
@@ -367,12 +389,25 @@ Parts = tuple[list[str], list[tuple[str, str]], list[str], dict[str, Any]]
 
 
 def tiktoken_parts(path: str | os.PathLike, pattern: str, special_tokens: Any) -> Parts:
-    """Vocabulary (ranks as ids, then the special tokens), merges, specials and parameters of a tiktoken file."""
-    ranks = read_tiktoken(path)
+    """Vocabulary (ranks as ids; the special tokens after the last rank, or at the ids a mapping gives them),
+    merges, specials and parameters of a tiktoken file."""
+    placed = dict(special_tokens) if isinstance(special_tokens, dict) else None
+    if placed is not None and not all(isinstance(i, int) and not isinstance(i, bool) for i in placed.values()):
+        raise TokembedError(f"{path}: special_tokens given as a mapping must map each token to an int id")
+    ranks = read_tiktoken(path, frozenset(placed.values()) if placed else frozenset())
     merges = [(bytes_to_token(a), bytes_to_token(b)) for a, b in ranks_to_merges(ranks, str(path))]
-    specials = list(special_tokens)
     pre = "gpt2" if pattern == GPT2_PATTERN else {"type": "regex", "pattern": pattern}
-    return tiktoken_vocab(ranks) + specials, merges, specials, {"byte_level": True, "pre_tokenizer": pre}
+    found = {"byte_level": True, "pre_tokenizer": pre}
+    if placed is None:
+        specials = list(special_tokens)
+        return tiktoken_vocab(ranks) + specials, merges, specials, found
+    vocab = [""] * (len(ranks) + len(placed))
+    for token, rank in ranks.items():
+        vocab[rank] = bytes_to_token(token)
+    for token, i in placed.items():
+        vocab[i] = token
+    specials = sorted(placed, key=placed.__getitem__)
+    return vocab, merges, specials, found
 
 
 def vocab_merges_parts(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike, byte_level: bool | None,

@@ -404,14 +404,17 @@ class BPETokenizer(Tokenizer):
         """Load a tiktoken rank file (``gpt2.tiktoken``, ``cl100k_base.tiktoken``) as a byte-level tokenizer.
 
         Token ids are the ranks; ``special_tokens`` take the ids after the last rank, in order (GPT-2:
-        ``<|endoftext|>`` = 50256). Merges are recovered from the ranks (see :mod:`tokembed.plugins.bpe.files`).
+        ``<|endoftext|>`` = 50256), or, given as a mapping ``{token: id}``, those ids, which the ranks must leave
+        free (what :meth:`to_tiktoken` writes for a tokenizer whose special tokens come first, as tiktoken's own
+        ``special_tokens`` argument takes them). Merges are recovered from the ranks (see
+        :mod:`tokembed.plugins.bpe.files`).
 
         Parameters
         ----------
         path : path
         pattern : str, default GPT-2's
             The pre-tokenizer regex (``regex`` package syntax); GPT-2's pattern selects the ``gpt2`` stage.
-        special_tokens : sequence of str
+        special_tokens : sequence of str, or mapping of str to int
         **params
             Other parameters of the tokenizer (e.g. ``dropout``).
 
@@ -509,6 +512,53 @@ class BPETokenizer(Tokenizer):
             unk_token=self.unk_token, end_of_word_suffix=self.end_of_word_suffix,
             continuing_subword_prefix=self.continuing_subword_prefix, post_processor=self.post_processor,
             dropout=self.dropout)
+
+    def to_tiktoken(self, path: str | os.PathLike) -> None:
+        """Write tiktoken BPE ranks (``<base64 of the token's bytes> <rank>`` per line), each token's id its rank,
+        so tiktoken and tokembed give the same ids. The special tokens are not ranks: tiktoken takes them apart,
+        and their ids are gaps among the ranks when they come first. Load in tiktoken with
+        ``tiktoken.Encoding(name, pat_str=PATTERN, mergeable_ranks=tiktoken.load.load_tiktoken_bpe(path),
+        special_tokens={token: id, ...})``, and in tokembed with ``from_tiktoken(path, pattern=PATTERN,
+        special_tokens={token: id, ...})`` (:meth:`tiktoken_spec` gives both values).
+
+        Raises
+        ------
+        NotFittedError
+            If the tokenizer is not fitted.
+        TokembedError
+            If the tokenizer is not byte level (tiktoken's ranks are byte sequences).
+        """
+        self._check_is_fitted()
+        problem = self.export_problem("tiktoken", self.get_params())
+        if problem:
+            raise TokembedError(problem)
+        files.write_tiktoken(path, self._model.vocab, self.special_tokens_)
+
+    def tiktoken_spec(self) -> dict[str, Any]:
+        """What tiktoken needs besides the ranks file: ``{"pat_str": ..., "special_tokens": {token: id}}`` (the
+        pre-tokenizer's regex, GPT-2's for ``gpt2``)."""
+        self._check_is_fitted()
+        spec = self._stages()[1].spec
+        pattern = GPT2_PATTERN if spec == "gpt2" else spec["pattern"] if isinstance(spec, dict) else None
+        return {"pat_str": pattern, "special_tokens": {t: self._model.tok2id[t] for t in self.special_tokens_}}
+
+    @classmethod
+    def export_problem(cls, fmt: str, params: dict[str, Any]) -> str | None:
+        """tiktoken needs byte level and a regex (or no) pre-tokenizer, with no normalizer; ``vocab-merges`` cannot
+        say that tokens are special (they are written as plain vocabulary entries)."""
+        if fmt != "tiktoken":
+            return None
+        if not params.get("byte_level", False):
+            return ("bpe: a tiktoken export needs byte_level: true (tiktoken's ranks are byte sequences); export "
+                    "as hf or vocab-merges instead")
+        if params.get("normalizer") not in (None, [], "identity"):
+            return (f"bpe: tiktoken has no normalizer, so this tokenizer's normalizer {params['normalizer']!r} "
+                    "cannot be exported with the ranks; export as hf instead")
+        pre = params.get("pre_tokenizer", "auto")
+        if not (pre in ("auto", "gpt2") or (isinstance(pre, dict) and pre.get("type") == "regex")):
+            return (f"bpe: tiktoken splits text with a regex, and this tokenizer's pre-tokenizer {pre!r} is not "
+                    "one (gpt2 or {type: regex, pattern: ...} are); export as hf instead")
+        return None
 
     def to_vocab_merges(self, vocab_json: str | os.PathLike, merges_txt: str | os.PathLike) -> None:
         """Write ``vocab.json`` and ``merges.txt`` (GPT-2's format), which :meth:`from_vocab_merges` reads back
