@@ -61,7 +61,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_recipe
 
-    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args))
+    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
+               metrics=not args.no_metrics)
     return 0
 
 
@@ -81,6 +82,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     recipe = load_recipe(args.recipe, overrides=args.set or [], registry=build_registry(blocked=_blocked(args)))
     print(f"{args.recipe}: OK ({recipe.describe()})")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import load
+    from .errors import ArtifactError
+    from .export import export_tokenizer
+
+    tok = load(args.file, registry=_registry(args))
+    if getattr(tok, "kind", None) != "tokenizer":
+        raise ArtifactError(f"{args.file}: holds a {getattr(tok, 'kind', '?')}, not a tokenizer; tokembed export "
+                            "writes tokenizers")
+    stem = Path(args.file).name.removesuffix(".json").removesuffix(".tokembed")
+    for path in export_tokenizer(tok, args.to, args.out, stem=stem):
+        print(f"wrote {path}")
+    if args.to == "tiktoken" and callable(getattr(tok, "tiktoken_spec", None)):
+        spec = tok.tiktoken_spec()
+        print(f"tiktoken: pat_str={spec['pat_str']!r}, special_tokens={spec['special_tokens']!r}")
     return 0
 
 
@@ -134,6 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plugins)
 
+    from .export import EXPORT_FORMATS  # light: no plugin, no numba
+
+    p = sub.add_parser("export", help="write a saved tokenizer in another library's format (Hugging Face, tiktoken)")
+    p.add_argument("file", help="a saved tokenizer, e.g. runs/quickstart/bpe8k.tokembed.json")
+    p.add_argument("--to", required=True, choices=list(EXPORT_FORMATS),
+                   help="hf: tokenizer.json; vocab-merges: vocab.json + merges.txt (a folder); vocab-txt: a "
+                        "WordPiece vocab.txt; tiktoken: BPE ranks (ids kept as ranks)")
+    p.add_argument("--out", required=True, metavar="PATH",
+                   help="the file to write (an existing folder gets the usual name inside), or the folder for "
+                        "vocab-merges")
+    p.set_defaults(func=cmd_export)
+
     p = sub.add_parser("warmup", help="compile and cache every Numba kernel now, so first runs do not pay for it")
     p.set_defaults(func=cmd_warmup)
 
@@ -147,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="override a recipe value, e.g. --set tokenizers.bpe.vocab_size=16000 (repeatable)")
         if name == "run":
             p.add_argument("--out", metavar="DIR", help="output folder (overrides the recipe's `output:`)")
+            p.add_argument("--no-metrics", action="store_true",
+                           help="train and write the components only: skip measuring each tokenizer on the corpus "
+                                "(metrics.json), most of a run's time on a large corpus")
         p.set_defaults(func=func)
 
     p = sub.add_parser("compare", help="train, load and compare the tokenizers of a compare: recipe side by side")
