@@ -213,10 +213,13 @@ class TemplateProcessing:
         type_ids: list[np.ndarray] = []
         stm: list[np.ndarray] = []
         att: list[np.ndarray] = []
+        seqs: list[np.ndarray] = []
         for piece in pieces:
             if piece.sequence is not None:
                 enc = a if piece.sequence == "A" else b
                 n = len(enc)
+                own = enc._sequence_array()
+                seqs.append(np.where(own < 0, -1, 0 if piece.sequence == "A" else 1).astype(np.int8))
                 ids.append(enc.ids)
                 tokens.extend(enc.tokens)
                 offsets.append(enc.offsets)
@@ -230,8 +233,11 @@ class TemplateProcessing:
                 type_ids.append(np.array([piece.type_id], np.int32))
                 stm.append(np.ones(1, np.int8))
                 att.append(np.ones(1, np.int8))
-        return Encoding(np.concatenate(ids), tokens, np.concatenate(offsets), np.concatenate(type_ids),
-                        np.concatenate(stm), np.concatenate(att))
+                seqs.append(np.full(1, -1, np.int8))
+        out = Encoding(np.concatenate(ids), tokens, np.concatenate(offsets), np.concatenate(type_ids),
+                       np.concatenate(stm), np.concatenate(att))
+        out._sequences = np.concatenate(seqs)
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TemplateProcessing):
