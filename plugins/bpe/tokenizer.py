@@ -320,6 +320,14 @@ class BPETokenizer(Tokenizer):
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return [e for part in pool.map(work, chunks) for e in part]
 
+    def word_spans(self, text: str) -> np.ndarray:
+        """The pre-tokenizer's pieces of ``text`` (after the normalizer) as code-point spans of ``text``: the words
+        of :attr:`Encoding.word_ids <tokembed.encoding.Encoding.word_ids>`."""
+        from tokembed.text import split_text_arrays
+
+        normalizer, pre_tokenizer = self._stages()
+        return split_text_arrays(text, normalizer, pre_tokenizer)[1]
+
     def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
         """Turn ids back into text.
 

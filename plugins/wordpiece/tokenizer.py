@@ -31,6 +31,10 @@ _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), ("
             (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
 
 
+#: BERT's split without isolating CJK ideographs (``handle_chinese_chars=False``): punctuation alone, runs of the rest.
+_BERT_NO_CJK = r"[!-/:-@\[-`{-~\p{P}]|[^\s!-/:-@\[-`{-~\p{P}]+"
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
@@ -407,6 +411,17 @@ class WordPieceTokenizer(Tokenizer):
     def _encode_text(self, text: str) -> Encoding:
         ids, offsets, _ = self._encode_arrays([text])
         return Encoding(ids, self._itos[ids].tolist(), offsets)
+
+    def word_spans(self, text: str) -> np.ndarray:
+        """BERT's words of ``text`` (whitespace split, punctuation alone, CJK ideographs alone with
+        ``handle_chinese_chars``), after the normalizer, as code-point spans of ``text``: the words of
+        :attr:`Encoding.word_ids <tokembed.encoding.Encoding.word_ids>`."""
+        from tokembed.text import split_text_arrays
+
+        stages = (["bert_clean"] if self.clean_text else []) + (["strip_accents"] if self._resolved_strip() else []) \
+            + (["lowercase"] if self.lowercase else [])
+        pre = "bert" if self.handle_chinese_chars else {"type": "regex", "pattern": _BERT_NO_CJK}
+        return split_text_arrays(text, stages, pre)[1]
 
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
                       workers: int) -> list[Encoding]:
