@@ -208,9 +208,18 @@ def run_comparison(
         n_tok, n_corp = len(tokenizers), len(corpora) + (len(parallel.texts) if parallel else 0)
         _say(quiet, f"comparing {n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} "
                     f"corp{'ora' if n_corp != 1 else 'us'} ...")
+        origins = {}
+        for item in spec.tokenizers:
+            if isinstance(item, ComponentSpec):
+                docs = f"{len(train):,} documents, " if isinstance(train, list) else ""
+                amount = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+                origins[item.label] = f"trained on {loaded.corpus.describe()}: {docs}{amount}"
+            else:
+                origins[item.label] = (f"loaded from dataset {item.value}" if item.source == "dataset" else
+                                       f"loaded from {item.path}" + (f" and {item.merges}" if item.merges else ""))
         comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
                                                                  metrics=spec.metrics, registry=reg,
-                                                                 samples=spec.samples))
+                                                                 samples=spec.samples, origins=origins))
         files = comparison.write(work_dir, [f for f in _FILE_FORMATS if f != "html"])
         try:
             files.update(timed("write report.html", lambda: comparison.write(work_dir, ["html"])))
