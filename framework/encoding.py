@@ -88,10 +88,10 @@ class Encoding:
 
     #: Per token, the text of the pair it comes from (0, 1) or -1 (added token, padding); None: 0 for every token
     #: but those of ``special_tokens_mask``. Set by templates, truncation and padding (not a constructor argument).
-    _sequences: np.ndarray | None = None
+    _sequences = None  # ndarray of int8 (n,) or None; a class attribute, not a dataclass field
     #: ``(word_spans, text, pair)``: the tokenizer's ``word_spans`` method and the text(s) encoded, set by
     #: ``Tokenizer.encode``/``encode_batch``; the spans are computed when an alignment method first needs them.
-    _word_source: tuple | None = None
+    _word_source = None  # tuple or None; a class attribute, not a dataclass field
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
