@@ -213,6 +213,14 @@ class BPETokenizer(Tokenizer):
 
     # -- training -------------------------------------------------------------------------------------------------
     @classmethod
+    def warmup_shared(cls) -> list[str]:
+        """The shared kernels ``tokembed warmup`` compiles first, in parallel processes: the text scanner and the
+        merge machinery of ``tokembed.plugins._subword``."""
+        from tokembed.plugins import _subword
+
+        return ["tokembed.text.fast:warmup", *_subword.WARMUP_STEPS]
+
+    @classmethod
     def warmup(cls) -> None:
         """Compile (or load from Numba's cache) every kernel BPE uses: the shared merge loop and merge
         application, the word counter and scanner, and this plugin's word dedup/expansion kernels."""

@@ -552,6 +552,15 @@ class WordPieceTokenizer(Tokenizer):
         files.write_hf_json(path, vocab=self._itos.tolist(), specials=self.special_tokens_, params=params)
 
     @classmethod
+    def warmup_shared(cls) -> list[str]:
+        """The shared kernels ``tokembed warmup`` compiles first, in parallel processes: the text scanner and the
+        merge machinery of ``tokembed.plugins._subword``."""
+        from tokembed.plugins import _subword
+
+        return ["tokembed.text.fast:warmup", *_subword.WARMUP_STEPS,
+                "tokembed.plugins.wordpiece.tokenizer:warmup_encoding"]
+
+    @classmethod
     def warmup(cls) -> None:
         """Compile (or load from Numba's cache) every kernel WordPiece uses: the shared merge loop (both criteria),
         the word counter, and this plugin's normalization and encoding kernels."""
@@ -569,3 +578,15 @@ class WordPieceTokenizer(Tokenizer):
     @classmethod
     def _contract_params(cls) -> dict[str, Any]:
         return {"vocab_size": 300, "show_progress": False}
+
+
+def warmup_encoding() -> None:
+    """Compile (or load) WordPiece's normalization and encoding kernels on a tiny vocabulary, without training (so
+    without the merge loop): a warm-up step that can run beside the others (``WordPieceTokenizer.warmup_shared``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        vocab = Path(folder) / "vocab.txt"
+        files.write_vocab_txt(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "w", "a", "r", "m", "##a", "##r"], vocab)
+        tok = WordPieceTokenizer.from_vocab_file(vocab)
+        tok.encode_batch(["warm up", "caf\u00e9 \u6771"], num_workers=1)
