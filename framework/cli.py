@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ._version import __version__
 from .errors import TokembedError
@@ -61,7 +61,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_recipe
 
-    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args))
+    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
+               metrics=not args.no_metrics)
     return 0
 
 
@@ -84,23 +85,91 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_warmup(args: argparse.Namespace) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import load
+    from .errors import ArtifactError
+    from .export import export_tokenizer
+
+    tok = load(args.file, registry=_registry(args))
+    if getattr(tok, "kind", None) != "tokenizer":
+        raise ArtifactError(f"{args.file}: holds a {getattr(tok, 'kind', '?')}, not a tokenizer; tokembed export "
+                            "writes tokenizers")
+    stem = Path(args.file).name.removesuffix(".json").removesuffix(".tokembed")
+    for path in export_tokenizer(tok, args.to, args.out, stem=stem):
+        print(f"wrote {path}")
+    if args.to == "tiktoken" and callable(getattr(tok, "tiktoken_spec", None)):
+        spec = tok.tiktoken_spec()
+        print(f"tiktoken: pat_str={spec['pat_str']!r}, special_tokens={spec['special_tokens']!r}")
+    return 0
+
+
+def _warm_step(step: str) -> tuple[float, float]:
+    """Run one warm-up step in this process: ``"module:function"`` or ``"component:KIND:NAME"``; its wall and CPU
+    seconds."""
+    import importlib
     import time
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    if step.startswith("component:"):
+        from .registry import build_registry
+
+        _, kind, name = step.split(":", 2)
+        build_registry().get(kind, name).warmup()
+    else:
+        module, _, function = step.partition(":")
+        getattr(importlib.import_module(module), function)()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def cmd_warmup(args: argparse.Namespace) -> int:
+    """Compile every kernel in two phases: the independent steps components declare (``warmup_shared``: the
+    scanner, the merge loop, ...; each once), then each component's own ``warmup``, which loads those from the
+    cache. Each phase runs its steps in parallel processes (``--jobs``, default one per CPU): Numba compiles a
+    function on one core, so a cold cache fills in about the time of the longest chain of steps."""
+    import time
+    from contextlib import nullcontext
 
     reg = _registry(args)
     total = time.perf_counter()
-    from .text import fast
+    infos = list(reg.all())
+    shared = ["tokembed.text.fast:warmup"]
+    for info in infos:
+        for step in info.cls.warmup_shared() if callable(getattr(info.cls, "warmup_shared", None)) else ():
+            if step not in shared:
+                shared.append(step)
+    own = [f"component:{info.kind}:{info.name}" for info in infos]
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    if jobs < 1:
+        raise TokembedError(f"--jobs must be >= 1, got {jobs}")
+    pool: Any = nullcontext()
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-    t0 = time.perf_counter()
-    fast.warmup()
-    print(f"warmed up the pre-tokenizer scanner in {time.perf_counter() - t0:.2f} s")
-    for info in reg.all():
-        t0 = time.perf_counter()
-        info.cls.warmup()
-        dt = time.perf_counter() - t0
-        if dt >= 0.01:
-            print(f"warmed up {info.kind} {info.name} in {dt:.2f} s")
-    print(f"warmup done in {time.perf_counter() - total:.2f} s")
+        # fork: the parent has imported neither numba nor a kernel, so the children start light; the same workers
+        # serve both phases (their imports are paid once)
+        methods = multiprocessing.get_all_start_methods()
+        pool = ProcessPoolExecutor(max_workers=jobs,
+                                   mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"))
+    cpu = 0.0
+    with pool as executor:
+        for phase, steps in (("independent steps", shared), ("components", own)):
+            t0 = time.perf_counter()
+            # the longest first (the merge loop), so the other workers take the rest meanwhile
+            ordered = sorted(steps, key=lambda s: not s.endswith(":warmup_merge_loop"))
+            if executor is None:
+                figures = [_warm_step(step) for step in ordered]
+            else:
+                figures = list(executor.map(_warm_step, ordered))
+            for step, (dt, c) in zip(ordered, figures):
+                cpu += c
+                if dt >= 0.05:
+                    print(f"  {step.removeprefix('component:')}: {dt:.2f} s ({c:.2f} s CPU)")
+            print(f"warmed up {len(steps)} {phase} in {time.perf_counter() - t0:.2f} s")
+    print(f"warmup done in {time.perf_counter() - total:.2f} s with {jobs} process{'es' * (jobs != 1)} "
+          f"({cpu:.2f} s of CPU in the steps)")
     return 0
 
 
@@ -134,7 +203,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plugins)
 
+    from .export import EXPORT_FORMATS  # light: no plugin, no numba
+
+    p = sub.add_parser("export", help="write a saved tokenizer in another library's format (Hugging Face, tiktoken)")
+    p.add_argument("file", help="a saved tokenizer, e.g. runs/quickstart/bpe8k.tokembed.json")
+    p.add_argument("--to", required=True, choices=list(EXPORT_FORMATS),
+                   help="hf: tokenizer.json; vocab-merges: vocab.json + merges.txt (a folder); vocab-txt: a "
+                        "WordPiece vocab.txt; tiktoken: BPE ranks (ids kept as ranks)")
+    p.add_argument("--out", required=True, metavar="PATH",
+                   help="the file to write (an existing folder gets the usual name inside), or the folder for "
+                        "vocab-merges")
+    p.set_defaults(func=cmd_export)
+
     p = sub.add_parser("warmup", help="compile and cache every Numba kernel now, so first runs do not pay for it")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="processes compiling at once (default: one per CPU; 1 compiles in this process)")
     p.set_defaults(func=cmd_warmup)
 
     for name, func, helptext in (
@@ -147,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="override a recipe value, e.g. --set tokenizers.bpe.vocab_size=16000 (repeatable)")
         if name == "run":
             p.add_argument("--out", metavar="DIR", help="output folder (overrides the recipe's `output:`)")
+            p.add_argument("--no-metrics", action="store_true",
+                           help="train and write the components only: skip measuring each tokenizer on the corpus "
+                                "(metrics.json), most of a run's time on a large corpus")
         p.set_defaults(func=func)
 
     p = sub.add_parser("compare", help="train, load and compare the tokenizers of a compare: recipe side by side")

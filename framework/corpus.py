@@ -24,7 +24,8 @@ from .errors import CorpusError, CorpusReadError, TokembedError
 from .io import RUN_MARKER
 
 __all__ = ["Corpus", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus", "open_parallel",
-           "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text"]
+           "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text",
+           "check_file_start", "SNIFF_BYTES"]
 
 #: Bundled texts: name -> (file inside the package, one-line description).
 BUILTIN_TEXTS: dict[str, tuple[str, str]] = {
@@ -135,6 +136,58 @@ def _check_start(path: Path, raw: bytes) -> bytes:
         raise CorpusError(f"{path}: the file is UTF-16 or UTF-32 (it starts with a byte-order mark); tokembed reads "
                           "UTF-8: convert it first, e.g. `iconv -f UTF-16 -t UTF-8 IN > OUT`")
     return raw
+
+
+#: Bytes of a file's start that :func:`check_file_start` (``tokembed validate``) and every read look at.
+SNIFF_BYTES = 1 << 16
+
+
+def _sniff(path: Path, head: bytes) -> None:
+    """Refuse a file whose first bytes are UTF-16 without a byte-order mark (a NUL in every other byte, which
+    decodes as "UTF-8" text full of NULs) or hold NUL bytes (a binary file): the NUL is valid UTF-8, so nothing
+    else would stop it. Looks at the first 4,096 bytes."""
+    head = head[:4096]
+    nul = head.find(b"\x00")
+    if nul < 0:
+        return
+    pairs = len(head) // 2
+    if pairs >= 2:
+        even, odd = head[0:2 * pairs:2], head[1:2 * pairs:2]
+        for label, nuls, other in (("UTF-16LE", odd, even), ("UTF-16BE", even, odd)):
+            if nuls.count(0) >= 0.6 * pairs and other.count(0) <= 0.1 * pairs:
+                raise CorpusError(
+                    f"{path}: the file looks like {label} without a byte-order mark (every other byte is NUL); "
+                    f"tokembed reads UTF-8: convert it first, e.g. `iconv -f {label} -t UTF-8 IN > OUT`")
+    raise CorpusError(f"{path}: holds a NUL byte at byte offset {nul}: a binary file, not UTF-8 text (a text "
+                      "corpus never holds NUL)")
+
+
+def check_file_start(path: str | os.PathLike, errors: str = "strict") -> None:
+    """Read the first :data:`SNIFF_BYTES` bytes of a corpus file (decompressed for ``.gz``) and raise what reading
+    it would raise there: a UTF-16/32 byte-order mark, UTF-16 without one, NUL bytes (binary), and with
+    ``errors="strict"`` invalid UTF-8 (naming the byte offset). ``tokembed validate`` calls it for every file.
+
+    Raises
+    ------
+    CorpusError
+        For the first problem found, naming the file.
+    """
+    p = Path(path)
+    try:
+        with _open_binary(p) as fh:
+            head = fh.read(SNIFF_BYTES)
+    except FileNotFoundError:
+        raise CorpusError(f"{p}: no such file") from None
+    except (OSError, EOFError) as exc:
+        raise CorpusError(f"{p}: cannot read (broken or truncated file?): {exc}") from None
+    checked = _check_start(p, head)
+    offset = _BOM_LEN if getattr(checked, "_bom", False) else 0
+    _sniff(p, bytes(checked))
+    if errors == "strict":
+        try:  # final=False: a character cut at the end of the bytes read is not an error
+            codecs.getincrementaldecoder("utf-8")("strict").decode(bytes(checked), final=False)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(p, offset + exc.start, exc) from None
 
 
 def _content_size(path: Path) -> int:
@@ -323,6 +376,7 @@ class Corpus:
             raise CorpusError(f"{path}: cannot open: {exc.strerror or exc}") from None
         with fh:
             try:
+                _sniff(path, bytes(_check_start(path, fh.peek(4096)[:4096])))
                 yield from FORMATS[self.format].read(self, path, fh)
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 raise CorpusError(f"{path}: cannot read (broken or truncated file?): {exc}") from None

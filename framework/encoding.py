@@ -47,6 +47,14 @@ class Encoding:
         0 for padding, else 1.
     overflowing : list of Encoding
         The windows cut off by truncation (with ``stride`` tokens of overlap), in order.
+
+    Alignment (Hugging Face ``tokenizers``' ``Encoding`` names and meaning): :attr:`word_ids`,
+    :attr:`sequence_ids`, :meth:`token_to_sequence`, :meth:`token_to_chars`, :meth:`token_to_word`,
+    :meth:`char_to_token`, :meth:`char_to_word`, :meth:`word_to_tokens`, :meth:`word_to_chars`. A word is a piece
+    of the tokenizer's pre-tokenizer (``Tokenizer.word_spans``); words are numbered from 0 in each text of a pair,
+    characters are code points of that text, and tokens added by the post-processor and padding belong to no word
+    and no sequence (None). Encodings built by hand, or by a tokenizer that does not give its pieces, count a new
+    word wherever a token starts after the end of the previous one (text between them that no token covers).
     """
 
     ids: np.ndarray
@@ -78,8 +86,115 @@ class Encoding:
             if arr.shape != (n,):
                 raise ValueError(f"{label} must have shape ({n},), got {arr.shape}")
 
+    #: Per token, the text of the pair it comes from (0, 1) or -1 (added token, padding); None: 0 for every token
+    #: but those of ``special_tokens_mask``. Set by templates, truncation and padding (not a constructor argument).
+    _sequences = None  # ndarray of int8 (n,) or None; a class attribute, not a dataclass field
+    #: ``(word_spans, text, pair)``: the tokenizer's ``word_spans`` method and the text(s) encoded, set by
+    #: ``Tokenizer.encode``/``encode_batch``; the spans are computed when an alignment method first needs them.
+    _word_source = None  # tuple or None; a class attribute, not a dataclass field
+
     def __len__(self) -> int:
         return int(self.ids.shape[0])
+
+    # -- alignment (Hugging Face's Encoding methods) ----------------------------------------------------------
+    def _sequence_array(self) -> np.ndarray:
+        if self._sequences is not None and self._sequences.shape[0] == len(self):
+            return self._sequences
+        return np.where(self.special_tokens_mask == 1, -1, 0).astype(np.int8)
+
+    def _word_array(self) -> np.ndarray:
+        """Word index per token (-1: none), numbered per sequence."""
+        seqs = self._sequence_array()
+        words = np.full(len(self), -1, np.int64)
+        starts = self.offsets[:, 0]
+        for s in (0, 1):
+            where = np.flatnonzero(seqs == s)
+            if not where.size:
+                continue
+            spans = self._spans_of(s)
+            if spans is not None and len(spans):
+                words[where] = np.maximum(np.searchsorted(spans[:, 0], starts[where], side="right") - 1, 0)
+            else:  # a new word where a token starts after the previous one ended
+                ends = self.offsets[where, 1]
+                gap = np.concatenate([[False], starts[where][1:] > np.maximum.accumulate(ends)[:-1]])
+                words[where] = np.cumsum(gap)
+        return words
+
+    def _spans_of(self, s: int) -> np.ndarray | None:
+        source = self._word_source
+        if source is None or source[1 + s] is None:
+            return None
+        cache = self.__dict__.setdefault("_spans_cache", {})
+        if s not in cache:
+            spans = source[0](source[1 + s])
+            cache[s] = None if spans is None else np.asarray(spans, np.int64).reshape(-1, 2)
+        return cache[s]
+
+    @property
+    def n_sequences(self) -> int:
+        """1 for one text, 2 for a pair."""
+        return 2 if (self._sequence_array() == 1).any() else 1
+
+    @property
+    def sequence_ids(self) -> list[int | None]:
+        """Per token, the index of the text it comes from (0, or 1 for the second of a pair); None for tokens added
+        by the post-processor and for padding."""
+        return [None if s < 0 else int(s) for s in self._sequence_array().tolist()]
+
+    @property
+    def word_ids(self) -> list[int | None]:
+        """Per token, the index of its word in its text (None for added tokens and padding)."""
+        return [None if w < 0 else int(w) for w in self._word_array().tolist()]
+
+    def _check_token(self, token_index: int) -> int:
+        n = len(self)
+        if not isinstance(token_index, (int, np.integer)) or not -n <= token_index < n:
+            raise IndexError(f"token index {token_index!r} is outside this encoding of {n} tokens")
+        return int(token_index) % n if n else 0
+
+    def token_to_sequence(self, token_index: int) -> int | None:
+        """The text (0 or 1) the token comes from, None for an added token or padding."""
+        s = int(self._sequence_array()[self._check_token(token_index)])
+        return None if s < 0 else s
+
+    def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
+        """The ``(start, end)`` code-point span of the token in its text, None for an added token or padding."""
+        t = self._check_token(token_index)
+        if self._sequence_array()[t] < 0:
+            return None
+        start, end = self.offsets[t].tolist()
+        return start, end
+
+    def token_to_word(self, token_index: int) -> int | None:
+        """The index of the token's word in its text, None for an added token or padding."""
+        w = int(self._word_array()[self._check_token(token_index)])
+        return None if w < 0 else w
+
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The first token of text ``sequence_index`` whose span holds the code point ``char_pos``, or None (a
+        character no token covers, such as a space the pre-tokenizer dropped)."""
+        seqs = self._sequence_array()
+        hit = np.flatnonzero((seqs == sequence_index) & (self.offsets[:, 0] <= char_pos)
+                             & (char_pos < self.offsets[:, 1]))
+        return int(hit[0]) if hit.size else None
+
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The word of text ``sequence_index`` holding the code point ``char_pos`` (through its token), or None."""
+        t = self.char_to_token(char_pos, sequence_index)
+        return None if t is None else self.token_to_word(t)
+
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """``(first, last + 1)``: the tokens of word ``word_index`` of text ``sequence_index``, or None."""
+        hit = np.flatnonzero((self._sequence_array() == sequence_index) & (self._word_array() == word_index))
+        return (int(hit[0]), int(hit[-1]) + 1) if hit.size else None
+
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The code-point span of word ``word_index`` of text ``sequence_index``: from the start of its first token
+        to the end of its last, or None."""
+        tokens = self.word_to_tokens(word_index, sequence_index)
+        if tokens is None:
+            return None
+        return int(self.offsets[tokens[0], 0]), int(self.offsets[tokens[1] - 1, 1])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Encoding):
@@ -104,7 +219,7 @@ class Encoding:
         """Join encodings end to end (offsets are kept as they are)."""
         if not parts:
             return cls(np.zeros(0, np.int32), [], np.zeros((0, 2), np.int64))
-        return cls(
+        out = cls(
             np.concatenate([p.ids for p in parts]),
             [t for p in parts for t in p.tokens],
             np.concatenate([p.offsets for p in parts]),
@@ -112,6 +227,9 @@ class Encoding:
             np.concatenate([p.special_tokens_mask for p in parts]),
             np.concatenate([p.attention_mask for p in parts]),
         )
+        if any(p._sequences is not None for p in parts):
+            out._sequences = np.concatenate([p._sequence_array() for p in parts])
+        return out
 
 
 class BatchEncoding:

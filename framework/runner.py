@@ -22,6 +22,7 @@ from .components import describe_limit
 from .corpus import open_corpus
 from .errors import CorpusError, RecipeError, TokembedError
 from .io import atomic_save_npy, atomic_save_npz, atomic_write_json, atomic_write_text
+from .export import export_into_run
 from .runs import RunFolder, Timer, progress, stage, yaml_dump
 
 __all__ = ["run_recipe", "RunResult", "summary_table"]
@@ -52,6 +53,7 @@ def run_recipe(
     blocked: Sequence[str] = (),
     registry=None,
     quiet: bool = False,
+    metrics: bool = True,
 ) -> RunResult:
     """Run a recipe end to end and write the run folder.
 
@@ -69,6 +71,9 @@ def run_recipe(
         A registry to use instead of building one.
     quiet : bool
         No progress bars and no printed summary.
+    metrics : bool, default True
+        Measure each tokenizer on the corpus (``metrics.json``); False (``tokembed run --no-metrics``) only trains
+        and writes the components, which on a large corpus saves most of the time.
 
     Raises
     ------
@@ -87,14 +92,14 @@ def run_recipe(
             f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
         )
     out_dir = Path(recipe.output) if recipe.output is not None else Path("runs") / Path(path).stem
-    result = RunFolder(out_dir).write(lambda folder: _run(recipe, reg, folder, quiet))
+    result = RunFolder(out_dir).write(lambda folder: _run(recipe, reg, folder, quiet, metrics))
     result.output = out_dir
     if not quiet:
         print(summary_table(result))
     return result
 
 
-def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
+def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunResult:
     corpus_at = recipe.corpus.location if recipe.corpus is not None else None
     corpus = None
     if recipe.corpus is not None:
@@ -117,7 +122,12 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
             with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
                 tok.fit(progress(corpus, f"fit {spec.label}", quiet))
             tok.save(out_dir / f"{spec.label}.tokembed.json")
+            for fmt in getattr(spec, "exports", ()):
+                with timer.step(f"export tokenizer {spec.label} as {fmt}"):
+                    export_into_run(tok, fmt, out_dir, spec.label)
             result.tokenizers[spec.label] = tok
+            if not metrics:
+                continue
             if docs is None:  # read once, after the first fit, and shared by every tokenizer's evaluation
                 docs = list(corpus)
                 n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
@@ -125,8 +135,10 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
                 result.metrics[spec.label] = tokenizer_metrics(
                     tok, progress(docs, f"evaluate {spec.label}", quiet), registry=reg
                 )
-        # written after each tokenizer, so a later failure keeps what was measured (in <out>.incomplete)
-        atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
+        if metrics:  # written after each tokenizer, so a later failure keeps what was measured (in .incomplete)
+            atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
+    if docs is None and corpus is not None and (recipe.vectorizers is not None or recipe.embedders):
+        docs = list(corpus)  # --no-metrics: the later stages still read the documents once
 
     sequences = _Sequences(result, docs, quiet)
     if recipe.vectorizers is not None:
@@ -362,6 +374,11 @@ def summary_table(result: RunResult) -> str:
         if rows else []
     for r in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    for label, tok in result.tokenizers.items():
+        if label not in result.metrics:  # --no-metrics
+            seconds = result.timings.get(f"fit tokenizer {label}", {}).get("seconds")
+            lines.append(f"tokenizer {label} ({tok.name}): {tok.get_vocab_size():,} entries, trained in "
+                         f"{seconds or 0:.2f} s (not measured: --no-metrics)")
     for label, m in result.matrices.items():
         seconds = result.timings.get(f"fit vectorizer {label}", {}).get("seconds")
         kind = f"sparse, {m['nnz']:,} non-zeros" if m["sparse"] else "dense"

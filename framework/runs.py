@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterator
 from .errors import CorpusReadError, TokembedError
 from .io import RUN_MARKER
 
-__all__ = ["RunFolder", "Timer", "stage", "progress", "yaml_dump"]
+__all__ = ["RunFolder", "Timer", "stage", "progress", "yaml_dump", "lock_path"]
 
 
 class Timer:
@@ -56,6 +57,109 @@ def yaml_dump(data: Any) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=110)
 
 
+# -- the lock against concurrent runs into one folder ----------------------------------------------------------------
+def lock_path(out: Path) -> Path:
+    """The lock file of the output folder ``out``: ``.<name>.lock`` beside it (the folder itself is replaced whole)."""
+    out = Path(os.path.realpath(out))
+    return out.with_name(f".{out.name}.lock")
+
+
+def _process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` in clock ticks since boot (Linux ``/proc``), None where unknown: with the
+    pid it tells a live holder from a new process that reused a dead holder's pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _holder_alive(info: dict[str, Any]) -> bool | None:
+    """True / False when the lock's holder runs / does not run on this host; None when that cannot be told (another
+    host)."""
+    pid = info.get("pid")
+    if info.get("host") != socket.gethostname() or not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        pass
+    except OSError:
+        return None
+    recorded, now = info.get("process_start"), _process_start(pid)
+    return not (recorded is not None and now is not None and recorded != now)
+
+
+#: A lock file that holds no readable record yet (its writer was stopped between creating and writing it) is
+#: stale after this many seconds.
+_UNREADABLE_LOCK_SECONDS = 30.0
+
+
+class _Lock:
+    """An exclusive lock file (``O_CREAT | O_EXCL``) holding the holder's pid, host and start times, as JSON."""
+
+    def __init__(self, path: Path, shown: Path):
+        self.path = path
+        self.held = False
+        record = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time(),
+                  "process_start": _process_start(os.getpid()), "argv": sys.argv[:6]}
+        for _ in range(3):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if self._take_over_stale(shown):
+                    continue
+            except OSError as exc:
+                raise TokembedError(f"output {shown}: cannot create the lock file {path}: {exc.strerror or exc}"
+                                    ) from None
+            else:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(json.dumps(record) + "\n")
+                self.held = True
+                return
+        raise TokembedError(f"output {shown}: cannot take the lock {path} (it keeps coming back)")
+
+    def _take_over_stale(self, shown: Path) -> bool:
+        """Remove the lock if its holder is gone (True); else raise the error that names it."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+            age = time.time() - self.path.stat().st_mtime
+        except FileNotFoundError:
+            return True  # released meanwhile
+        except OSError:
+            text, age = "", 0.0
+        try:
+            info = json.loads(text)
+            info = info if isinstance(info, dict) else {}
+        except ValueError:
+            info = {}
+        alive = _holder_alive(info) if info else (None if age < _UNREADABLE_LOCK_SECONDS else False)
+        if alive is False:
+            try:  # rename first: of two runs taking over the same stale lock, one wins
+                stale = self.path.with_name(f"{self.path.name}.stale-{os.getpid()}")
+                os.replace(self.path, stale)
+                stale.unlink()
+            except FileNotFoundError:
+                pass
+            return True
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["started"])) \
+            if isinstance(info.get("started"), (int, float)) else "an unknown time"
+        who = f"pid {info.get('pid', '?')} on {info.get('host', '?')}, started {since}"
+        raise TokembedError(
+            f"output {shown}: another tokembed run ({who}) is writing this folder; wait for it to finish or choose "
+            f"another --out DIR (if no run is going on, delete {self.path})")
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+
+
 class RunFolder:
     """A run is written into a temporary folder beside ``out`` and renamed into place when it succeeds, so a run
     folder never mixes files of two runs and a failed run never leaves a half-written one. A failed run's files are
@@ -66,6 +170,13 @@ class RunFolder:
     ``out`` may not be the current folder or one of its parents. Otherwise :class:`~tokembed.errors.TokembedError`
     is raised before any work (for ``<out>.incomplete``, the failed run's files stay in the hidden temporary
     folder, whose path the error gives). A symbolic link as ``out`` stands for the folder it points to.
+
+    One run at a time writes a folder: building a RunFolder takes the lock file :func:`lock_path` (``.<name>.lock``
+    beside ``out``, holding the pid, host and start time), and :meth:`write` releases it. A second run into the same
+    folder raises :class:`~tokembed.errors.TokembedError` at once, naming the holder. A lock whose holder no longer
+    runs on this host (no such pid, or a pid reused by a process started later) is stale and taken over; a lock from
+    another host is left alone, and the message says which file to delete if no run is going on. A successful run
+    also removes ``<out>.incomplete`` when it holds only what an earlier failed run wrote.
     """
 
     def __init__(self, out: Path):
@@ -75,9 +186,18 @@ class RunFolder:
         self._check(out, shown)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
-            self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
         except OSError as exc:
             raise TokembedError(f"output {shown}: cannot create the run folder: {exc.strerror or exc}") from None
+        self._lock = _Lock(lock_path(out), shown)
+        try:
+            self._check(out, shown)  # again, now that no other run can change the folder
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+        except OSError as exc:
+            self._lock.release()
+            raise TokembedError(f"output {shown}: cannot create the run folder: {exc.strerror or exc}") from None
+        except BaseException:
+            self._lock.release()
+            raise
 
     @staticmethod
     def _check(out: Path, shown: Path) -> None:
@@ -102,7 +222,13 @@ class RunFolder:
 
     def write(self, work: Callable[[Path], Any]) -> Any:
         """Run ``work(temporary_folder)``; on success rename the folder into place and return ``work``'s result.
-        On failure keep what was written in ``<out>.incomplete`` and say so in the error."""
+        On failure keep what was written in ``<out>.incomplete`` and say so in the error. Releases the lock."""
+        try:
+            return self._write(work)
+        finally:
+            self._lock.release()
+
+    def _write(self, work: Callable[[Path], Any]) -> Any:
         try:
             result = work(self.tmp)
         except BaseException as exc:
@@ -139,6 +265,9 @@ class RunFolder:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         os.chmod(self.out, 0o777 & ~_umask())
+        kept = self.out.with_name(self.out.name + ".incomplete")
+        if kept.is_dir() and not kept.is_symlink() and (kept / RUN_MARKER).is_file() and not _foreign_entries(kept):
+            shutil.rmtree(kept, ignore_errors=True)  # an earlier failed run's files: this run supersedes them
 
     def abandon(self) -> Path | None:
         if not self.tmp.exists():

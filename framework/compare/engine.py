@@ -91,6 +91,7 @@ def compare_tokenizers(
     metrics: Iterable[str | type] | None = None,
     registry: Any = None,
     samples: int = 5,
+    origins: Mapping[str, str] | None = None,
 ) -> Comparison:
     """Compute every metric for every tokenizer on every corpus.
 
@@ -115,6 +116,9 @@ def compare_tokenizers(
     samples : int, default 5
         Sample sentences per corpus for the report's segmentation view (lines of 20-240 characters, spread over
         the first 2,000 such lines).
+    origins : mapping of str to str, optional
+        Label -> where the tokenizer comes from, in words ("trained on ...", "loaded from ..."), shown by the
+        report (``tokembed compare`` gives it).
 
     Returns
     -------
@@ -211,6 +215,9 @@ def compare_tokenizers(
                 "vocab_size": int(tok.get_vocab_size())}
         for label, tok in tokenizers.items()
     }
+    for label, origin in (origins or {}).items():
+        if label in tok_info and origin:
+            tok_info[label]["origin"] = str(origin)
     parallel_info = None
     if pset is not None:
         parallel_info = {"name": pset.name, "reference": pset.reference, "languages": list(pset.texts),
@@ -227,6 +234,36 @@ def _clean_value(cls: type, value: Any) -> Any:
 
 
 def _segments(tokenizer: Any, text: str) -> list[tuple[str, int, int, int]]:
+    """The sample's tokens ``(token, id, start, end)``; a piece of a character is written as its bytes."""
     enc = tokenizer.encode(text, add_special_tokens=False)
-    return [(str(t), int(i), int(s), int(e)) for t, i, (s, e) in zip(enc.tokens, enc.ids.tolist(),
-                                                                    enc.offsets.tolist())]
+    spans = enc.offsets.tolist()
+    out = []
+    for k, (t, i, (s, e)) in enumerate(zip(enc.tokens, enc.ids.tolist(), spans)):
+        shared = (k > 0 and spans[k - 1] == [s, e]) or (k + 1 < len(spans) and spans[k + 1] == [s, e])
+        shown = str(t)
+        if shared and e - s == 1:
+            raw = _token_bytes(tokenizer, int(i))
+            if raw is not None and _partial(raw):
+                shown = "".join(f"<0x{b:02X}>" for b in raw)
+        out.append((shown, int(i), int(s), int(e)))
+    return out
+
+
+def _token_bytes(tokenizer: Any, token_id: int) -> bytes | None:
+    """The bytes a token stands for: ``token_bytes(id)`` or ``decode_bytes([id])`` when the tokenizer has one."""
+    for name, arg in (("token_bytes", token_id), ("decode_bytes", [token_id])):
+        fn = getattr(tokenizer, name, None)
+        if callable(fn):
+            try:
+                return bytes(fn(arg))
+            except Exception:
+                return None
+    return None
+
+
+def _partial(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False

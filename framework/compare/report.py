@@ -269,6 +269,7 @@ table.summary tbody tr:hover { background:#f9fafb; }
 table.summary tbody th { font-weight:600; white-space:nowrap; }
 table.summary tbody th .type { display:block; font-weight:400; font-size:12px; }
 td.best { background:var(--best-bg); color:var(--best-fg); font-weight:700; }
+td.excluded { color:var(--muted); background:#f3f4f6; font-style:italic; }
 td.na { color:#9ca3af; font-style:italic; }
 .dir { color:var(--muted); font-weight:400; margin-left:3px; }
 .type { color:var(--muted); }
@@ -333,10 +334,15 @@ def _segmentation(text: str, tokens: list[tuple[str, int, int, int]], unk_token:
         start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
         span_text = text[start:end]
         where = f"{start}\u2013{end}"
+        piece = tok.startswith("<0x") and tok.endswith(">")  # the engine writes a character's pieces as bytes
         if end <= start:
             cls, shown, note = "special", tok, "no span in the text"
         elif start < pos:
             cls, shown, note = "part", tok, "shares its characters with the token before (a piece of a character)"
+        elif piece:
+            parts.append(_gap(text[pos:start]))
+            cls, shown, note = "part", tok, f"the first bytes of {span_text!r} (a piece of a character)"
+            pos = end
         else:
             parts.append(_gap(text[pos:start]))
             cls, shown, note = f"t{k % 2}", span_text, ""
@@ -355,7 +361,8 @@ def _summary(comparison: Any) -> str:
            '<p class="note">One table per corpus. The best value of each column on that corpus is '
            '<span style="background:var(--best-bg);color:var(--best-fg);font-weight:700;padding:0 4px">'
            'highlighted</span> (only where a direction is better and the values differ). ↑ higher is better, '
-           '↓ lower is better. Hover a column header for its definition and unit.</p>']
+           '↓ lower is better. Hover a column header for its definition and unit. Not compared: '
+           f'{_esc(comparison.fairness_note("html"))}.</p>']
     for corpus, info in comparison.corpora.items():
         shown = comparison.shown_metrics(corpus)
         out.append(f'<h3 id="corpus-{_esc(_slug(corpus))}">{_esc(corpus)}<small>{_esc(_corpus_stats(info))}'
@@ -375,12 +382,17 @@ def _summary(comparison: Any) -> str:
             for m in shown:
                 v = r.values.get(m)
                 cls = ["num"]
+                tip = ""
                 if v is None:
                     cls.append("na")
                 elif r.tokenizer in comparison.best(corpus, m):
                     cls.append("best")
+                elif r.tokenizer in comparison.excluded(corpus, m):
+                    cls.append("excluded")
+                    tip = (f' title="not compared: {_esc(format_value(r.values.get("unk_rate"), ".1%"))} of its '
+                           f'tokens are unknown (above {comparison.unk_rate_limit:.0%})"')
                 text = format_value(v, comparison.metrics[m].get("display", ".3f"))
-                out.append(f'<td class="{" ".join(cls)}" data-metric="{_esc(m)}">{_esc(text)}</td>')
+                out.append(f'<td class="{" ".join(cls)}" data-metric="{_esc(m)}"{tip}>{_esc(text)}</td>')
             out.append("</tr>")
         out.append("</tbody></table></div>")
     out.append("</section>")
@@ -442,11 +454,13 @@ def _glossary(comparison: Any) -> str:
 def _setup(comparison: Any) -> str:
     out = ['<section id="setup"><h2>Tokenizers and corpora</h2>',
            '<div class="table-wrap"><table><thead><tr><th>tokenizer</th><th>type</th><th class="num">vocabulary</th>'
-           "<th>parameters</th></tr></thead><tbody>"]
+           "<th>trained on / loaded from</th><th>parameters</th></tr></thead><tbody>"]
     for label, info in comparison.tokenizers.items():
         params = json.dumps(info.get("params") or {}, ensure_ascii=False, sort_keys=True)
+        origin = info.get("origin") or "not recorded"
         out.append(f"<tr><th>{_esc(label)}</th><td>{_esc(info['type'])}</td>"
-                   f"<td class=\"num\">{info['vocab_size']:,}</td><td><code>{_esc(params)}</code></td></tr>")
+                   f"<td class=\"num\">{info['vocab_size']:,}</td><td>{_esc(origin)}</td>"
+                   f"<td><code>{_esc(params)}</code></td></tr>")
     out.append("</tbody></table></div>")
     out.append('<h3>Corpora</h3><div class="table-wrap"><table><thead><tr><th>corpus</th><th>documents</th>'
                "<th>characters</th><th>UTF-8 bytes</th><th>whitespace words</th></tr></thead><tbody>")

@@ -221,6 +221,15 @@ def run_comparison(
 
         comparison = None
         files: dict[str, Path] = {}
+        origins = {}
+        for item in spec.tokenizers:
+            if isinstance(item, ComponentSpec):
+                docs = f"{len(train):,} documents, " if isinstance(train, list) else ""
+                amount = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+                origins[item.label] = f"trained on {loaded.corpus.describe()}: {docs}{amount}"
+            else:
+                origins[item.label] = (f"loaded from dataset {item.value}" if item.source == "dataset" else
+                                       f"loaded from {item.path}" + (f" and {item.merges}" if item.merges else ""))
         if spec.corpora or spec.parallel is not None:
             corpora = {name: open_corpus(c) for name, c in spec.corpora.items()}
             parallel = (timed("read parallel set", lambda: open_parallel(spec.parallel))
@@ -230,7 +239,7 @@ def run_comparison(
                         f"corp{'ora' if n_corp != 1 else 'us'} ...")
             comparison = timed("compare", lambda: compare_tokenizers(tokenizers, corpora, parallel=parallel,
                                                                      metrics=spec.metrics, registry=reg,
-                                                                     samples=spec.samples))
+                                                                     samples=spec.samples, origins=origins))
             files = comparison.write(work_dir, [f for f in _FILE_FORMATS if f != "html"])
         grid = None
         if spec.grid is not None:

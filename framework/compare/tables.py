@@ -16,7 +16,21 @@ from typing import Any, Iterable, Mapping
 from ..errors import TokembedError
 from ..metrics import format_value
 
-__all__ = ["Comparison", "Result", "Sample", "FORMATS"]
+__all__ = ["Comparison", "Result", "Sample", "FORMATS", "UNK_RATE_LIMIT", "TIMING_MIN_BYTES"]
+
+#: A tokenizer whose unknown-token rate on a corpus is above this is not called best there for a compression metric
+#: (``compression`` in the metric's metadata: tokens, characters per token, fertility, ...): emitting ``<unk>`` for
+#: every rare word is not compression.
+UNK_RATE_LIMIT = 0.01
+#: A corpus of fewer UTF-8 bytes than this is too small to time: timing metrics (throughput) get no highlight there.
+TIMING_MIN_BYTES = 1_000_000
+
+
+def fairness_note(markup: str = "text") -> str:
+    """The sentence that explains which values are never called best (for legends)."""
+    return (f"compression values (tokens, characters per token, fertility, ...) of a tokenizer whose unknown-token "
+            f"rate is above {UNK_RATE_LIMIT:.0%} are not compared (shown {'greyed' if markup == 'html' else 'in italics'}"
+            f"), and speed is not compared on a corpus under {TIMING_MIN_BYTES / 1e6:g} MB (too small to time)")
 
 #: Output formats of :meth:`Comparison.write` and their file names.
 FORMATS: dict[str, str] = {
@@ -67,7 +81,9 @@ class Result:
 class Sample:
     """One sample sentence of a corpus and its tokens under each tokenizer.
 
-    ``tokens[label]`` is a list of ``(token, id, start, end)``, offsets being code-point spans into ``text``.
+    ``tokens[label]`` is a list of ``(token, id, start, end)``, offsets being code-point spans into ``text``. A token
+    that is a piece of a character (a byte-level token whose bytes are not UTF-8 on their own) is written as its
+    bytes, ``"<0xF0><0x9F>"``, not as the tokenizer's string (GPT-2's stand-in characters look like real text).
     """
 
     corpus: str
@@ -104,7 +120,8 @@ class Comparison:
     Attributes
     ----------
     tokenizers : dict
-        Label -> ``{"type", "params", "vocab_size"}``.
+        Label -> ``{"type", "params", "vocab_size"}``, and ``"origin"`` when known: what it was trained on
+        ("trained on path:corpus.txt (1,000 documents, 1.2 MB)") or the file it was loaded from.
     corpora : dict
         Name -> ``{"documents", "characters", "bytes", "words", "parallel"}``.
     metrics : dict
@@ -123,6 +140,15 @@ class Comparison:
     results: list[Result]
     samples: dict[str, list[Sample]] = field(default_factory=dict)
     parallel: dict[str, Any] | None = None
+
+    #: See :data:`UNK_RATE_LIMIT` and :data:`TIMING_MIN_BYTES` (here for the report, which sits below this module).
+    unk_rate_limit = UNK_RATE_LIMIT
+    timing_min_bytes = TIMING_MIN_BYTES
+
+    @staticmethod
+    def fairness_note(markup: str = "text") -> str:
+        """The legend's sentence on the values never called best (:func:`fairness_note`)."""
+        return fairness_note(markup)
 
     # -- lookups ----------------------------------------------------------------------------------------------
     def result(self, tokenizer: str, corpus: str) -> Result:
@@ -144,16 +170,33 @@ class Comparison:
             shown = [m for m in shown if self.metrics[m].get("scope") != "parallel"]
         return shown
 
+    def excluded(self, corpus: str, metric: str) -> list[str]:
+        """Tokenizers whose value of ``metric`` on ``corpus`` is not compared for "best": for a compression metric,
+        those whose unknown-token rate there is above :data:`UNK_RATE_LIMIT`."""
+        if not self.metrics[metric].get("compression"):
+            return []
+        return [r.tokenizer for r in self.results if r.corpus == corpus
+                and isinstance(r.values.get("unk_rate"), (int, float)) and r.values["unk_rate"] > UNK_RATE_LIMIT]
+
+    def timed_too_briefly(self, corpus: str) -> bool:
+        """The corpus is smaller than :data:`TIMING_MIN_BYTES`: its timing figures are noise."""
+        return int(self.corpora.get(corpus, {}).get("bytes") or 0) < TIMING_MIN_BYTES
+
     def best(self, corpus: str, metric: str) -> list[str]:
         """Tokenizers with the best value of ``metric`` on ``corpus``.
 
         Empty when the metric has no direction (``higher_is_better`` None), when fewer than two values are defined,
-        or when all defined values are equal (nothing stands out).
+        when all defined values are equal (nothing stands out), or for a timing metric on a corpus too small to time
+        (:meth:`timed_too_briefly`). The :meth:`excluded` tokenizers (compression bought with unknown tokens) are
+        left out.
         """
-        direction = self.metrics[metric]["higher_is_better"]
-        if direction is None:
+        meta = self.metrics[metric]
+        direction = meta["higher_is_better"]
+        if direction is None or (meta.get("timing") and self.timed_too_briefly(corpus)):
             return []
-        pairs = [(r.tokenizer, r.values.get(metric)) for r in self.results if r.corpus == corpus]
+        left_out = set(self.excluded(corpus, metric))
+        pairs = [(r.tokenizer, r.values.get(metric)) for r in self.results
+                 if r.corpus == corpus and r.tokenizer not in left_out]
         pairs = [(t, v) for t, v in pairs if v is not None]
         if len({v for _, v in pairs}) < 2:
             return []
@@ -229,7 +272,10 @@ class Comparison:
         n_tok, n_corp = len(self.tokenizers), len(self.corpora)
         lines.append(f"{n_tok} tokenizer{'s' * (n_tok != 1)} on {n_corp} corp{'ora' if n_corp != 1 else 'us'}. The "
                      "best value of each column on each corpus is in **bold** (where a direction is better and the "
-                     "values differ).")
+                     f"values differ); {fairness_note()}.")
+        origins = [(label, info["origin"]) for label, info in self.tokenizers.items() if info.get("origin")]
+        if origins:
+            lines += [""] + [f"- {_md(label)}: {_md(origin)}" for label, origin in origins]
         for corpus, info in self.corpora.items():
             shown = self.shown_metrics(corpus)
             lines += ["", f"## {_md(corpus)}", "", _corpus_line(info), ""]
@@ -240,7 +286,8 @@ class Comparison:
                 cells = []
                 for m in shown:
                     text = _md(self._cell(r, m))
-                    cells.append(f"**{text}**" if r.tokenizer in self.best(corpus, m) else text)
+                    cells.append(f"**{text}**" if r.tokenizer in self.best(corpus, m) else
+                                 f"*{text}*" if r.tokenizer in self.excluded(corpus, m) else text)
                 lines.append(f"| {_md(r.tokenizer)} | {_md(self.tokenizers[r.tokenizer]['type'])} | "
                              + " | ".join(cells) + " |")
         if self.parallel:
@@ -313,7 +360,8 @@ class Comparison:
                 previous = corpus
         out.append("")
         out.append(("best value per corpus in bold green" if color else "* best value per corpus")
-                   + "; n/a: not defined for that corpus")
+                   + "; n/a: not defined for that corpus; "
+                   + fairness_note().replace(" (shown in italics)", ""))
         return "\n".join(out)
 
     def to_html(self, title: str | None = None, grid: Any = None) -> str:

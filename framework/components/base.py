@@ -120,6 +120,17 @@ class Component:
         for compilation.
         """
 
+    @classmethod
+    def warmup_shared(cls) -> list[str]:
+        """Warm-up steps of machinery this component shares with others, as ``"module:function"`` names of
+        module-level functions without arguments (``["tokembed.plugins._subword:warmup_merge_loop"]``).
+
+        ``tokembed warmup`` runs every component's shared steps first (each name once, in parallel processes),
+        then every component's :meth:`warmup` (in parallel too), which then loads the shared kernels from Numba's
+        cache instead of compiling them in several processes at once. Default: none.
+        """
+        return []
+
     # -- fitted state -----------------------------------------------------------------------------------------
     def is_fitted(self) -> bool:
         """True when ``fit`` (or ``load``) has set the learned attributes (public names ending in ``_``)."""

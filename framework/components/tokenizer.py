@@ -143,6 +143,16 @@ class Tokenizer(Component):
         return TokenizerPlan(vocab, dict(cls.expected_special_ids(params) or {}), pad if isinstance(pad, str) else None)
 
     @classmethod
+    def export_problem(cls, fmt: str, params: dict[str, Any]) -> str | None:
+        """Why a tokenizer built with ``params`` cannot be written in the export format ``fmt`` (``hf``,
+        ``vocab-merges``, ``vocab-txt``, ``tiktoken``: :data:`tokembed.export.EXPORT_FORMATS`), or None.
+
+        ``tokembed validate`` asks it for each entry of a recipe tokenizer's ``export:`` list, before any training.
+        A class writes a format by having its method (``to_hf_json``, ...); this default finds no other problem.
+        """
+        return None
+
+    @classmethod
     def expected_special_ids(cls, params: dict[str, Any]) -> dict[str, int]:
         """The id each special token will get, planned from the ``__init__`` parameters before fitting.
 
@@ -151,6 +161,27 @@ class Tokenizer(Component):
         ``{}``; a tokenizer whose special-token ids follow from its parameters overrides it.
         """
         return {}
+
+    def word_spans(self, text: str) -> np.ndarray | None:
+        """The words of ``text`` for the alignment methods of :class:`~tokembed.encoding.Encoding` (``word_ids``,
+        ``char_to_word``, ...): the code-point spans, in the original text, of the pieces the pre-tokenizer cuts it
+        into, an int64 array of shape (n_words, 2), in order. None (this default) when the tokenizer has no
+        pre-tokenizer to say; a new word then starts wherever a token starts after the previous token's end.
+        Called only when an alignment method is first used on an encoding of ``text``.
+        """
+        return None
+
+    def _attach_words(self, enc: Encoding, text: str, pair: str | None) -> Encoding:
+        """Let ``enc`` (and its overflowing windows) find the words of its text(s) when asked."""
+        source = (self.word_spans, text, pair)
+        enc._word_source = source
+        if enc.overflowing:
+            stack = list(enc.overflowing)
+            while stack:
+                e = stack.pop()
+                e._word_source = source
+                stack.extend(e.overflowing)
+        return enc
 
     # -- provided ---------------------------------------------------------------------------------------------
     def get_vocab_size(self) -> int:
@@ -285,7 +316,7 @@ class Tokenizer(Component):
             max_length=max_length, stride=stride, truncation_strategy=truncation_strategy, padding=padding,
             pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side, post_processor=post_processor,
         )
-        return opts.pad_batch([self._encode_one(text, pair, allowed, opts)])[0]
+        return self._attach_words(opts.pad_batch([self._encode_one(text, pair, allowed, opts)])[0], text, pair)
 
     def _encode_plain(self, text: str, allowed: list[str]) -> Encoding:
         """One text through the model, with the allowed special tokens written in it recognised."""
@@ -390,6 +421,15 @@ pad_to_multiple_of, padding_side, post_processor
             encodings = self._encode_each(texts, pairs, allowed, opts, workers)
         else:
             encodings = self._encode_batch(texts, pairs, opts, workers)
+        spans = self.word_spans
+        if pairs is None:
+            for enc, text in zip(encodings, texts):
+                enc._word_source = (spans, text, None)
+                if enc.overflowing:
+                    self._attach_words(enc, text, None)
+        else:
+            for enc, text, pair in zip(encodings, texts, pairs):
+                self._attach_words(enc, text, pair)
         return batch_result(encodings, opts, return_arrays)
 
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,

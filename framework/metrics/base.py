@@ -106,7 +106,11 @@ class Metric:
     scope : {"corpus", "parallel"}
         ``"parallel"`` only for :class:`ParallelMetric`.
     timing : bool
-        The value depends on wall time (left out of outputs that must be identical across runs).
+        The value depends on wall time (left out of outputs that must be identical across runs; not highlighted on a
+        corpus too small to time).
+    compression : bool
+        The value rewards fewer tokens, which a tokenizer also gets by emitting unknown tokens: comparisons do not
+        call it best for a tokenizer whose unknown-token rate is high.
     repeat : bool
         The metric needs a second, independent encoding pass (:meth:`update_repeat`).
     """
@@ -120,6 +124,7 @@ class Metric:
     display: ClassVar[str] = ".3f"
     scope: ClassVar[str] = "corpus"
     timing: ClassVar[bool] = False
+    compression: ClassVar[bool] = False
     repeat: ClassVar[bool] = False
 
     def __init__(self, tokenizer: Any):
@@ -152,6 +157,7 @@ class Metric:
             "display": cls.display,
             "scope": cls.scope,
             "timing": cls.timing,
+            "compression": cls.compression,
         }
 
 

@@ -110,6 +110,7 @@ class Tokens(Metric):
     definition = "Tokens produced for the whole corpus, no special token added; fewer means stronger compression."
     source = "tokembed"
     higher_is_better = False
+    compression = True
     display = ",d"
 
     def result(self, stats: PassStats) -> int:
@@ -124,6 +125,7 @@ class CharsPerToken(Metric):
     source = "compression rate, as in Goldman et al. 2024, 'Unpacking Tokenization: Evaluating Text Compression and " \
              "its Correlation with Model Performance'"
     higher_is_better = True
+    compression = True
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(stats.characters, stats.tokens)
@@ -136,6 +138,7 @@ class BytesPerToken(Metric):
     definition = "UTF-8 bytes of the corpus divided by its tokens; comparable across scripts of different widths."
     source = "compression rate, as in Goldman et al. 2024 (bytes rather than characters)"
     higher_is_better = True
+    compression = True
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(stats.bytes, stats.tokens)
@@ -149,6 +152,7 @@ class Fertility(Metric):
     source = "Rust et al. 2021, 'How Good is Your Tokenizer? On the Monolingual Performance of Multilingual " \
              "Language Models' (ACL)"
     higher_is_better = False
+    compression = True
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(stats.tokens, stats.words) if stats.has_words else None
@@ -162,6 +166,7 @@ class ContinuedWords(Metric):
                   "its character span overlaps. n/a under the same rule as fertility.")
     source = "Rust et al. 2021, 'proportion of continued words'"
     higher_is_better = False
+    compression = True
     display = ".1%"
 
     def __init__(self, tokenizer: Any):
@@ -422,6 +427,7 @@ class Deterministic(Metric):
 class _Premium(ParallelMetric):
     unit = "tokens / reference tokens"
     higher_is_better = False
+    compression = True
     source = "Petrov et al. 2023, 'Language Model Tokenizers Introduce Unfairness Between Languages' (NeurIPS)"
 
     def __init__(self, tokenizer: Any):

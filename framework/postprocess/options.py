@@ -121,6 +121,14 @@ class EncodeOptions:
             raise TokembedError(f"stride={stride} does nothing without truncation=True")
         if pad_to_multiple_of is not None and pad_mode is None:
             raise TokembedError(f"pad_to_multiple_of={pad_to_multiple_of} does nothing without padding")
+        if strategy is not None and pad_mode is not None and pad_to_multiple_of \
+                and max_length % pad_to_multiple_of:  # type: ignore[operator]
+            # rounding the padded length up would make a truncated result longer than max_length (transformers
+            # refuses the same combination)
+            raise TokembedError(
+                f"truncation with max_length={max_length} and padding with pad_to_multiple_of={pad_to_multiple_of}: "
+                f"max_length is not a multiple of pad_to_multiple_of, so padding would go past it; use a max_length "
+                f"that is (e.g. {max_length - max_length % pad_to_multiple_of or pad_to_multiple_of})")
 
         # post-processor: the call's, else the tokenizer's, else the default (adds nothing)
         spec = post_processor if post_processor is not None else getattr(tokenizer, "post_processor", None)

@@ -12,7 +12,7 @@ import numpy as np
 from ..encoding import Encoding
 from ..errors import TokembedError
 
-__all__ = ["TemplateProcessing", "DEFAULT_TEMPLATE"]
+__all__ = ["TemplateProcessing", "DEFAULT_TEMPLATE", "template_from_hf", "template_to_hf"]
 
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -213,10 +213,13 @@ class TemplateProcessing:
         type_ids: list[np.ndarray] = []
         stm: list[np.ndarray] = []
         att: list[np.ndarray] = []
+        seqs: list[np.ndarray] = []
         for piece in pieces:
             if piece.sequence is not None:
                 enc = a if piece.sequence == "A" else b
                 n = len(enc)
+                own = enc._sequence_array()
+                seqs.append(np.where(own < 0, -1, 0 if piece.sequence == "A" else 1).astype(np.int8))
                 ids.append(enc.ids)
                 tokens.extend(enc.tokens)
                 offsets.append(enc.offsets)
@@ -230,8 +233,11 @@ class TemplateProcessing:
                 type_ids.append(np.array([piece.type_id], np.int32))
                 stm.append(np.ones(1, np.int8))
                 att.append(np.ones(1, np.int8))
-        return Encoding(np.concatenate(ids), tokens, np.concatenate(offsets), np.concatenate(type_ids),
-                        np.concatenate(stm), np.concatenate(att))
+                seqs.append(np.full(1, -1, np.int8))
+        out = Encoding(np.concatenate(ids), tokens, np.concatenate(offsets), np.concatenate(type_ids),
+                       np.concatenate(stm), np.concatenate(att))
+        out._sequences = np.concatenate(seqs)
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TemplateProcessing):
@@ -253,3 +259,76 @@ def _from_spec_cached(single: str | tuple[str, ...], pair: str | tuple[str, ...]
 
 #: The template used when a tokenizer has no post-processor: adds nothing, a pair gets type ids 0 and 1.
 DEFAULT_TEMPLATE = TemplateProcessing()
+
+
+# -- Hugging Face tokenizer.json ---------------------------------------------------------------------------------
+def _hf_pieces(spec: Any, source: str) -> list[str]:
+    pieces = []
+    for item in spec:
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise TokembedError(f"{source}: cannot read the post-processor template piece {item!r}")
+        (kind, body), = item.items()
+        if kind == "Sequence":
+            pieces.append(f"${body['id']}:{int(body.get('type_id', 0))}")
+        elif kind == "SpecialToken":
+            pieces.append(f"{body['id']}:{int(body.get('type_id', 0))}")
+        else:
+            raise TokembedError(f"{source}: unknown post-processor template piece {kind!r}")
+    return pieces
+
+
+def template_from_hf(spec: Any, source: str) -> dict[str, str] | None:
+    """Our ``post_processor`` spec of a Hugging Face ``post_processor`` JSON: ``TemplateProcessing``,
+    ``BertProcessing`` (``[CLS] $A [SEP]`` / ``[CLS] $A [SEP] $B:1 [SEP]:1``), ``RobertaProcessing`` (``<s> $A </s>``
+    / ``<s> $A </s> </s> $B </s>``, its offset trimming aside) or none (None).
+
+    Raises
+    ------
+    TokembedError
+        For another type or a malformed template, naming ``source``.
+    """
+    if spec is None:
+        return None
+    kind = spec.get("type") if isinstance(spec, Mapping) else None
+    try:
+        return _template_from_hf(spec, kind, source)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise TokembedError(f"{source}: the post-processor {kind!r} is malformed ({type(exc).__name__}: {exc})"
+                            ) from None
+
+
+def _template_from_hf(spec: Any, kind: Any, source: str) -> dict[str, str]:
+    if kind == "BertProcessing":
+        cls, sep = spec["cls"][0], spec["sep"][0]
+        return {"single": f"{cls} $A {sep}", "pair": f"{cls} $A {sep} $B:1 {sep}:1"}
+    if kind == "RobertaProcessing":
+        cls, sep = spec["cls"][0], spec["sep"][0]
+        return {"single": f"{cls} $A {sep}", "pair": f"{cls} $A {sep} {sep} $B {sep}"}
+    if kind == "TemplateProcessing":
+        return {"single": " ".join(_hf_pieces(spec["single"], source)),
+                "pair": " ".join(_hf_pieces(spec["pair"], source))}
+    raise TokembedError(f"{source}: the post-processor {kind!r} has no tokembed equivalent (TemplateProcessing, "
+                        "BertProcessing and RobertaProcessing do); pass post_processor=... to choose one")
+
+
+def template_to_hf(spec: Any, vocab: Mapping[str, int]) -> dict[str, Any] | None:
+    """Hugging Face's ``TemplateProcessing`` JSON of our ``post_processor`` spec (None for None); ``vocab`` maps
+    each special token of the template to its id.
+
+    Raises
+    ------
+    TokembedError
+        If the spec is invalid or a special token of the template is not in ``vocab``.
+    """
+    template = TemplateProcessing.from_spec(spec)
+    if template is None:
+        return None
+    ids = template.special_ids(vocab.get)
+
+    def pieces(seq: Sequence[_Piece]) -> list[dict[str, Any]]:
+        return [{"Sequence": {"id": p.sequence, "type_id": p.type_id}} if p.sequence is not None
+                else {"SpecialToken": {"id": p.token, "type_id": p.type_id}} for p in seq]
+
+    specials = {tok: {"id": tok, "ids": [ids[tok]], "tokens": [tok]} for tok in template.special_tokens}
+    return {"type": "TemplateProcessing", "single": pieces(template.single), "pair": pieces(template.pair),
+            "special_tokens": specials}

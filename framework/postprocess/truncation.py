@@ -21,8 +21,15 @@ _PADDINGS = ("longest", "max_length")
 
 # -- truncation -------------------------------------------------------------------------------------------------
 def _slice(enc: Encoding, start: int, stop: int) -> Encoding:
-    return Encoding(enc.ids[start:stop], enc.tokens[start:stop], enc.offsets[start:stop],
-                    enc.type_ids[start:stop], enc.special_tokens_mask[start:stop], enc.attention_mask[start:stop])
+    out = Encoding(enc.ids[start:stop], enc.tokens[start:stop], enc.offsets[start:stop],
+                   enc.type_ids[start:stop], enc.special_tokens_mask[start:stop], enc.attention_mask[start:stop])
+    return _keep_alignment(out, enc, enc._sequence_array()[start:stop] if enc._sequences is not None else None)
+
+
+def _keep_alignment(out: Encoding, enc: Encoding, sequences: np.ndarray | None) -> Encoding:
+    """``out`` with the given sequence ids of ``enc``'s tokens (see :class:`Encoding`'s alignment)."""
+    out._sequences = sequences
+    return out
 
 
 def _windows(enc: Encoding, max_len: int, stride: int, what: str) -> list[Encoding]:
@@ -158,7 +165,7 @@ def pad(enc: Encoding, length: int, *, pad_id: int, pad_token: str,
         out = Encoding(enc.ids, enc.tokens, enc.offsets, enc.type_ids, enc.special_tokens_mask,
                        enc.attention_mask)
         out.overflowing = over
-        return out
+        return _keep_alignment(out, enc, enc._sequences)
     pads = (np.full(k, pad_id, np.int32), [pad_token] * k, np.zeros((k, 2), np.int64), np.zeros(k, np.int32),
             np.ones(k, np.int8), np.zeros(k, np.int8))
     mine = (enc.ids, enc.tokens, enc.offsets, enc.type_ids, enc.special_tokens_mask, enc.attention_mask)
@@ -168,7 +175,9 @@ def pad(enc: Encoding, length: int, *, pad_id: int, pad_token: str,
         np.concatenate(parts[4]), np.concatenate(parts[5]),
     )
     out.overflowing = over
-    return out
+    pads_seq = np.full(k, -1, np.int8)
+    mine_seq = enc._sequence_array()
+    return _keep_alignment(out, enc, np.concatenate((mine_seq, pads_seq) if side == "right" else (pads_seq, mine_seq)))
 
 
 def padding_length(lengths: Sequence[int], padding: str, max_length: int | None,

@@ -31,7 +31,7 @@ from .nodes import (
     mapping_items,
     python_to_node,
 )
-from .params import INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
+from .params import ANY, INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
 from .specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
 
 __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
@@ -40,11 +40,11 @@ __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "compare", "output")
 #: Stage keys that are not component parameters, per kind.
 RESERVED: dict[str, tuple[str, ...]] = {
-    "tokenizer": ("type", "preset"),
+    "tokenizer": ("type", "preset", "export"),
     "vectorizer": ("type", "preset"),
     "embedder": ("type", "preset", "input", "batch", "nearest"),
 }
-_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest")
+_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest", "export")
 #: ``batch:`` keys of an embedder: type and range.
 BATCH_FIELDS: dict[str, tuple[Any, Constraint | None]] = {
     "lines": (int, Constraint.parse(">= 1")),
@@ -231,7 +231,8 @@ class _Checker:
                        "a vectorizer step reads the previous step; set vectorizers.input",
                        "batch": "only embedders embed a batch",
                        "nearest": "only embedders have word vectors to show neighbours of (for documents, set "
-                                  "vectorizers.nearest)"}[key]
+                                  "vectorizers.nearest)",
+                       "export": "only tokenizers are exported to other libraries' formats"}[key]
                 self.problems.add(knode, join_path(path, key), f"not used by {kind}s: {why}")
             else:
                 given[key] = (knode, vnode)
@@ -306,11 +307,31 @@ class _Checker:
         if "nearest" in fields:
             value = coerce(fields["nearest"][1], list[str], join_path(path, "nearest"), self.problems)
             nearest = () if value is INVALID or value is None else tuple(value)
+        exports = self._exports(fields["export"][1], join_path(path, "export"), cls, params) \
+            if "export" in fields and not _is_null(fields["export"][1]) else ()
         self.nodes[(section, label)] = nodes
         if len(self.problems) == before:
             self.valid.add((section, label))
         return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
-                             self.where(node), cls, nearest)
+                             self.where(node), cls, nearest, exports)
+
+    def _exports(self, node: Node, path: str, cls: type, params: dict[str, Any]) -> tuple[str, ...]:
+        """A tokenizer's ``export:`` list: each format known and writable by the class with these parameters
+        (:func:`tokembed.export.export_problem`), checked now rather than after the training."""
+        from ..export import export_problem
+
+        value = coerce(node, list[str], path, self.problems)
+        if value is INVALID or value is None:
+            return ()
+        items = node.value if isinstance(node, SequenceNode) else []
+        out = []
+        for k, fmt in enumerate(value):
+            problem = export_problem(cls, fmt, {k: thaw(v, ANY) for k, v in params.items()})
+            if problem is not None:
+                self.problems.add(items[k] if k < len(items) else node, f"{path}[{k}]", problem)
+            elif fmt not in out:
+                out.append(fmt)
+        return tuple(out)
 
     def _path(self, value: str, node: Node) -> str:
         """A file parameter's value, absolute: relative to the recipe's folder, or to the current directory for a
@@ -389,6 +410,12 @@ class _Checker:
                     self.problems.add(nodes[f"batch.{key}"], join_path(path, key),
                                       f"{key}: {'max_length' if key == 'padding' else 'true'} needs batch.max_length")
                     ok = False
+        if spec.padding is False and spec.lines > 1 and "batch.padding" in nodes:
+            # the batch is embedded as one (batch, seq) array: unpadded lines of text have different lengths
+            self.problems.add(nodes["batch.padding"], join_path(path, "padding"),
+                              f"false cannot stack {spec.lines} lines of different lengths into one (batch, seq) "
+                              "array of ids; use padding: longest (or max_length with max_length: N), or lines: 1")
+            ok = False
         return spec if ok else None
 
     # -- across stages ------------------------------------------------------------------------------------------
@@ -461,7 +488,10 @@ class _Checker:
         if emb.batch is not None and emb.batch.padding is not False and plan.pad_token is None:
             node = nodes.get("batch.padding") or nodes["<stage>"]
             self.problems.add(node, f"embedders.{emb.label}.batch.padding",
-                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null")
+                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null"
+                              + ("" if tok.cls.__module__.startswith("tokembed.") else
+                                 f" ({tok.cls.__qualname__} declares none: a tokenizer is padded when its plan() "
+                                 "names a pad_token, see docs/plugins.md)"))
 
 
 def _has_grid(node: Node) -> bool:

@@ -144,11 +144,36 @@ def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool =
             ok = False
         else:
             paths = found
+    if ok and paths:
+        ok = _check_starts(paths, option("errors", "strict"), vnode, spath, problems)
     if not ok:
         return None
     return CorpusSpec(source, value, paths, fmt, option("field", None), option("errors", "strict"),
                       option("unit", "line"), problems.where(node), base.absolute() if source == "path" else None,
                       option("max_lines", None), option("sample_lines", None))
+
+
+#: At most this many unreadable files are reported one by one; the rest are counted.
+_MAX_BAD_FILES = 5
+
+
+def _check_starts(paths: tuple[Path, ...], errors: str, node: Node, path: str, problems: Problems) -> bool:
+    """Read the first bytes of every file (:func:`tokembed.corpus.check_file_start`), so that a binary, Latin-1 or
+    UTF-16 file is reported now rather than after the work before it; False after recording the problems."""
+    from ..corpus import check_file_start
+    from ..errors import CorpusError
+
+    bad = []
+    for file in paths:
+        try:
+            check_file_start(file, errors)
+        except CorpusError as exc:
+            bad.append(str(exc))
+    for message in bad[:_MAX_BAD_FILES]:
+        problems.add(node, path, message)
+    if len(bad) > _MAX_BAD_FILES:
+        problems.add(node, path, f"and {len(bad) - _MAX_BAD_FILES} more files that cannot be read as UTF-8 text")
+    return not bad
 
 
 def _expand(value: str, base: Path | None, node: Node, path: str, problems: Problems) -> tuple[Path, ...] | None:

@@ -39,9 +39,10 @@ LOADERS: dict[str, tuple[str, str, str]] = {
     "vocab_txt": ("wordpiece", "from_vocab_file", "a WordPiece vocab.txt"),
     "sentencepiece": ("unigram", "from_sentencepiece", "a SentencePiece model (.model)"),
     "hf_json:Unigram": ("unigram", "from_hf_json", "a Hugging Face tokenizer.json with a Unigram model"),
+    "vocab_merges": ("bpe", "from_vocab_merges", "a vocab.json and merges.txt pair"),
 }
 _FORMS = "a saved tokenizer (*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a " \
-         "SentencePiece model (*.model) or a WordPiece vocab.txt"
+         "SentencePiece model (*.model), a WordPiece vocab.txt, or {vocab: vocab.json, merges: merges.txt}"
 
 
 def _from_override(node: Node) -> bool:
@@ -73,19 +74,20 @@ def read_tokenizer(spec: LoadSpec) -> Any:
         names the recipe (see :func:`load_tokenizer`).
     """
     kwargs: dict[str, Any] = {}
+    files = [str(spec.path)] + ([str(spec.merges)] if spec.merges is not None else [])
     if spec.format != "tokembed":
-        schema, _, _ = method_params(spec.cls, spec.loader)
+        schema, _, _ = method_params(spec.cls, spec.loader, len(files))
         init, _ = class_params(spec.cls)
         kwargs = {k: thaw(v, schema[k].hint if k in schema else init[k].hint if k in init else ANY)
                   for k, v in spec.params.items()}
     try:
         if spec.format == "tokembed":
             return spec.cls.load(spec.path)
-        return getattr(spec.cls, spec.loader)(str(spec.path), **kwargs)
+        return getattr(spec.cls, spec.loader)(*files, **kwargs)
     except TokembedError:
         raise
     except Exception as exc:
-        what = f"{spec.cls.__qualname__}.{spec.loader}({str(spec.path)!r})"
+        what = f"{spec.cls.__qualname__}.{spec.loader}({', '.join(map(repr, files))})"
         raise ArtifactError(f"{what} failed: {type(exc).__name__}: {exc}") from exc
 
 
@@ -137,7 +139,10 @@ class _LoadChecker:
                 self.problems.add(knode, join_path(path, key), "not used by tokenizers")
             else:
                 given[key] = (knode, vnode)
-        located = self.source(fields["load"][1], join_path(path, "load"))
+        lnode = fields["load"][1]
+        if isinstance(lnode, MappingNode) and {k for k, _, _ in mapping_items(lnode)} & {"vocab", "merges"}:
+            return self.vocab_merges(label, node, lnode, path, fields, given)
+        located = self.source(lnode, join_path(path, "load"))
         type_name = None
         if "type" in fields:
             value = coerce(fields["type"][1], str, join_path(path, "type"), self.problems)
@@ -194,6 +199,55 @@ class _LoadChecker:
         loader_format: Literal["tiktoken", "hf_json", "vocab_txt", "sentencepiece"] = fmt_name  # type: ignore[assignment]
         return self.read(LoadSpec(label, source, value, file, loader_format, type_name, loader,
                                   types.MappingProxyType(params), self.problems.where(node), cls), node, path)
+
+    def vocab_merges(self, label: str, node: MappingNode, lnode: MappingNode, path: str,
+                     fields: dict[str, tuple[Node, Node]], given: dict[str, tuple[Node, Node]]) -> LoadSpec | None:
+        """``load: {vocab: vocab.json, merges: merges.txt}``: GPT-2's pair, read by ``from_vocab_merges``."""
+        lpath = join_path(path, "load")
+        items = {k: (kn, vn) for k, kn, vn in mapping_items(lnode)}
+        extra = sorted(set(items) - {"vocab", "merges"})
+        for key in extra:
+            self.problems.add(items[key][0], join_path(lpath, key), "unknown key: a vocab.json + merges.txt pair is "
+                                                                     "{vocab: FILE, merges: FILE}")
+        missing = [k for k in ("vocab", "merges") if k not in items]
+        for key in missing:
+            self.problems.add(lnode, join_path(lpath, key), f"missing: the {key} file of the pair "
+                                                             f"({'vocab.json' if key == 'vocab' else 'merges.txt'})")
+        if extra or missing:
+            return None
+        found = {}
+        for key in ("vocab", "merges"):
+            value = coerce(items[key][1], str, join_path(lpath, key), self.problems)
+            file = None if value is INVALID else self.file(value, items[key][1], join_path(lpath, key))
+            found[key] = (value, file)
+        if any(file is None for _, file in found.values()):
+            return None
+        type_name = "bpe"
+        if "type" in fields:
+            value = coerce(fields["type"][1], str, join_path(path, "type"), self.problems)
+            if value is INVALID:
+                return None
+            type_name = value
+        type_node = fields["type"][1] if "type" in fields else lnode
+        try:
+            cls = self.registry.get("tokenizer", type_name)
+        except UnknownComponentError:
+            self.problems.add(type_node, join_path(path, "type" if "type" in fields else "load"),
+                              self.registry.unknown_message("tokenizer", type_name))
+            return None
+        if not callable(getattr(cls, "from_vocab_merges", None)):
+            self.problems.add(type_node, join_path(path, "type"),
+                              f"tokenizer {type_name!r} ({cls.__module__}.{cls.__qualname__}) has no classmethod "
+                              "from_vocab_merges(vocab_json, merges_txt, ...), so it cannot read a vocab.json and "
+                              "merges.txt pair")
+            return None
+        params = self.loader_params(cls, type_name, "from_vocab_merges", given, type_node, path, files=2)
+        if params is None:
+            return None
+        spec = LoadSpec(label, "path", found["vocab"][0], found["vocab"][1], "vocab_merges", type_name,
+                        "from_vocab_merges", types.MappingProxyType(params), self.problems.where(node), cls,
+                        merges=found["merges"][1])
+        return self.read(spec, node, path)
 
     def read(self, spec: LoadSpec, node: MappingNode, path: str) -> LoadSpec | None:
         """Read the file now (a tokenizer file is cheap to read, and a run would read it anyway), keeping the
@@ -291,10 +345,10 @@ class _LoadChecker:
         return None
 
     def loader_params(self, cls: type, type_name: str, loader: str, given: dict[str, tuple[Node, Node]],
-                      at: Node, path: str) -> dict[str, Any] | None:
+                      at: Node, path: str, files: int = 1) -> dict[str, Any] | None:
         """The stage's other keys typed against ``cls.loader``'s keyword parameters (and, when the loader takes
         ``**kwargs``, the class's ``__init__`` parameters)."""
-        schema, bugs, takes_kwargs = method_params(cls, loader)
+        schema, bugs, takes_kwargs = method_params(cls, loader, files)
         merged = dict(schema)
         if takes_kwargs:
             init, init_bugs = class_params(cls)

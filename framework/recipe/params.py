@@ -152,8 +152,9 @@ def class_params(cls: type) -> tuple[types.MappingProxyType, tuple[str, ...]]:
 
 
 @functools.lru_cache(maxsize=None)
-def method_params(cls: type, method: str) -> tuple[types.MappingProxyType, tuple[str, ...], bool]:
-    """The keyword parameters of the classmethod ``cls.method(path, ...)`` after its first (the file to read).
+def method_params(cls: type, method: str, files: int = 1) -> tuple[types.MappingProxyType, tuple[str, ...], bool]:
+    """The keyword parameters of the classmethod ``cls.method(path, ...)`` after its first ``files`` (the files to
+    read: 2 for ``from_vocab_merges(vocab_json, merges_txt, ...)``).
 
     Used for ``{load: FILE, ...}`` stages, whose other keys are passed to a loader such as
     ``from_vocab_file(path, lowercase=True)``. Returns ``(parameters, bugs, takes_kwargs)``; ``takes_kwargs`` is
@@ -162,7 +163,7 @@ def method_params(cls: type, method: str) -> tuple[types.MappingProxyType, tuple
     """
     fn = getattr(cls, method)
     raw = getattr(cls, "_param_constraints", None) or {}
-    params, bugs, kwargs = _signature_params(fn, f"{cls.__qualname__}.{method}", 1, raw, True)
+    params, bugs, kwargs = _signature_params(fn, f"{cls.__qualname__}.{method}", files, raw, True)
     return types.MappingProxyType(params), tuple(bugs), kwargs
 
 

@@ -156,6 +156,9 @@ class ComponentSpec:
         The component class from the registry.
     nearest : tuple of str
         Embedders: words whose nearest neighbours (in the fitted ``wv_``) a run prints.
+    exports : tuple of str
+        Tokenizers: the formats of :data:`tokembed.export.EXPORT_FORMATS` a run also writes the fitted tokenizer
+        in (``export: [hf, tiktoken]``).
     """
 
     label: str
@@ -168,9 +171,11 @@ class ComponentSpec:
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
     nearest: tuple[str, ...] = ()
+    exports: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The stage as the resolved recipe writes it: type, input, parameters sorted by name, batch, nearest."""
+        """The stage as the resolved recipe writes it: type, input, parameters sorted by name, batch, nearest,
+        export."""
         out: dict[str, Any] = {"type": self.type}
         if self.input is not None:
             out["input"] = self.input
@@ -180,6 +185,8 @@ class ComponentSpec:
             out["batch"] = self.batch.as_dict()
         if self.nearest:
             out["nearest"] = list(self.nearest)
+        if self.exports:
+            out["export"] = list(self.exports)
         return out
 
     def build(self) -> Any:
@@ -256,9 +263,10 @@ class LoadSpec:
         The path as written, or the dataset's name.
     path : Path
         The file, absolute.
-    format : {"tokembed", "tiktoken", "hf_json", "vocab_txt", "sentencepiece"}
+    format : {"tokembed", "tiktoken", "hf_json", "vocab_txt", "sentencepiece", "vocab_merges"}
         What the file is: a saved tokembed tokenizer (``*.tokembed.json``), tiktoken BPE ranks (``*.tiktoken``),
-        a Hugging Face ``tokenizer.json``, or a WordPiece ``vocab.txt`` (one token per line).
+        a Hugging Face ``tokenizer.json``, a WordPiece ``vocab.txt`` (one token per line), or a ``vocab.json``
+        (``path``) with its ``merges.txt`` (``merges``), given as ``load: {vocab: FILE, merges: FILE}``.
     type : str
         The tokenizer type that reads it: the file's own type for ``tokembed``; for the other formats the
         recipe's ``type:``, else ``bpe`` (``tiktoken``, a BPE ``tokenizer.json``) or ``wordpiece`` (``vocab.txt``,
@@ -284,18 +292,21 @@ class LoadSpec:
     source: Literal["path", "dataset"]
     value: str
     path: Path
-    format: Literal["tokembed", "tiktoken", "hf_json", "vocab_txt", "sentencepiece"]
+    format: Literal["tokembed", "tiktoken", "hf_json", "vocab_txt", "sentencepiece", "vocab_merges"]
     type: str
     loader: str
     params: Mapping[str, Any] = _field(default_factory=lambda: types.MappingProxyType({}), hash=False)
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
+    merges: Path | None = None
     kind = "tokenizer"
 
     def as_dict(self) -> dict[str, Any]:
         """The stage as the resolved recipe writes it: ``load`` (an absolute path, or ``{dataset: NAME}``), the
         ``type`` for formats other than ``tokembed``, then the loader's parameters sorted by name."""
         out: dict[str, Any] = {"load": {"dataset": self.value} if self.source == "dataset" else str(self.path)}
+        if self.merges is not None:
+            out["load"] = {"vocab": str(self.path), "merges": str(self.merges)}
         if self.format != "tokembed":
             out["type"] = self.type
         for name in sorted(self.params):

@@ -409,13 +409,30 @@ def apply_merges(symbols, offsets, table: MergeTable, *, dropout=0.0, seed=0) ->
     return EncodeResult(ids[:n_out].copy(), out_offsets, first[:n_out].copy(), last[:n_out].copy())
 
 
-def warmup() -> None:
-    """Compile (or load from Numba's cache) every kernel of this module by running each on a tiny input."""
-    symbols = np.array([0, 1, 0, 1, 1], np.int32)
-    offsets = np.array([0, 3, 5], np.int64)
-    counts = np.array([2, 1], np.int64)
-    m = learn_bpe_merges(symbols, offsets, counts, 2, 2)
+_WARM_SYMBOLS = ([0, 1, 0, 1, 1], [0, 3, 5], [2, 1])
+
+
+def warmup_merge_loop() -> None:
+    """Compile (or load) the merge loop, ``merge_run`` (both criteria share one compiled kernel): the single most
+    expensive compilation of tokembed (about 5 s of CPU), so ``tokembed warmup`` gives it a process of its own."""
+    symbols, offsets, counts = (np.array(a, t) for a, t in zip(_WARM_SYMBOLS, (np.int32, np.int64, np.int64)))
+    learn_bpe_merges(symbols, offsets, counts, 2, 2)
     learn_wordpiece_merges(symbols, offsets, counts, 2, 2)
-    table = build_merge_table(m.left, m.right, 2 + np.arange(m.left.size))
+
+
+def warmup_apply() -> None:
+    """Compile (or load) the pair table and merge application kernels (with and without dropout)."""
+    symbols, offsets, _ = (np.array(a, t) for a, t in zip(_WARM_SYMBOLS, (np.int32, np.int64, np.int64)))
+    table = build_merge_table(np.array([0], np.int32), np.array([1], np.int32), np.array([2], np.int64))
     apply_merges(symbols, offsets, table)
     apply_merges(symbols, offsets, table, dropout=0.1, seed=1)
+
+
+#: The warm-up steps of this module, for a plugin's ``warmup_shared()``.
+WARMUP_STEPS = ["tokembed.plugins._subword:warmup_merge_loop", "tokembed.plugins._subword:warmup_apply"]
+
+
+def warmup() -> None:
+    """Compile (or load from Numba's cache) every kernel of this module by running each on a tiny input."""
+    warmup_merge_loop()
+    warmup_apply()

@@ -31,6 +31,8 @@ from tokembed.io import atomic_write_json, atomic_write_text, read_json
 from tokembed.text.pre_tokenizers import GPT2_PATTERN
 
 from .bytelevel import BYTE_CHARS, bytes_to_token
+from .hf_stages import LossyConversionWarning, from_hf_normalizer, from_hf_pre_tokenizer, to_hf_normalizer, \
+    to_hf_pre_tokenizer
 
 __all__ = [
     "read_vocab_json",
@@ -38,9 +40,11 @@ __all__ = [
     "parse_merge_lines",
     "write_vocab_merges",
     "read_tiktoken",
+    "write_tiktoken",
     "ranks_to_merges",
     "read_hf_json",
     "write_hf_json",
+    "hf_post_processor",
     "DuplicateMergeWarning",
 ]
 
@@ -155,13 +159,16 @@ def write_vocab_merges(vocab: list[str], merges: list[tuple[str, str]], vocab_pa
     atomic_write_text(merges_path, "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
 
 
-def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
+def read_tiktoken(path: str | os.PathLike, gaps: frozenset[int] = frozenset()) -> dict[bytes, int]:
     """Ranks of a tiktoken file: token bytes -> rank.
+
+    ``gaps``: ranks that may be missing (the ids of special tokens placed among the ranks, as an export of a
+    tokenizer whose special tokens come first writes them).
 
     Raises
     ------
     ArtifactError
-        If a line is not ``<base64> <int>`` (naming it), or the ranks are not exactly ``0 .. n-1``.
+        If a line is not ``<base64> <int>`` (naming it), or the ranks and ``gaps`` are not exactly ``0 .. n-1``.
     """
     ranks: dict[bytes, int] = {}
     rank_line: dict[int, int] = {}
@@ -182,10 +189,28 @@ def read_tiktoken(path: str | os.PathLike) -> dict[bytes, int]:
             raise ArtifactError(f"{path}:{n}: rank {rank} repeats the rank of line {rank_line[rank]}")
         ranks[token] = rank
         rank_line[rank] = n
-    if sorted(ranks.values()) != list(range(len(ranks))):
-        missing = next(i for i, r in enumerate(sorted(ranks.values())) if i != r)
-        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(ranks) - 1}; rank {missing} is missing")
+    taken = sorted([*ranks.values(), *gaps])
+    if taken != list(range(len(taken))):
+        clash = sorted(set(ranks.values()) & gaps)
+        if clash:
+            raise ArtifactError(f"{path}: rank {clash[0]} is also the id given to a special token")
+        missing = next((i for i, r in enumerate(taken) if i != r), len(taken))
+        raise ArtifactError(f"{path}: ranks must be exactly 0 .. {len(taken) - 1}"
+                            + (" with the special tokens' ids" if gaps else "") + f"; rank {missing} is missing"
+                            + ("" if gaps else " (a tokenizer whose special tokens hold the first ids was exported: "
+                               "pass special_tokens={token: id, ...})"))
     return ranks
+
+
+def write_tiktoken(path: str | os.PathLike, vocab: list[str], specials: list[str]) -> None:
+    """Write the byte-level ``vocab`` (token strings in id order) as tiktoken ranks, each token's id its rank;
+    the special tokens are left out (tiktoken takes them apart), so their ids are gaps among the ranks."""
+    from .bytelevel import token_bytes
+
+    skip = set(specials)
+    lines = [f"{base64.b64encode(token_bytes(tok)).decode('ascii')} {i}\n" for i, tok in enumerate(vocab)
+             if tok not in skip]
+    atomic_write_text(path, "".join(lines))
 
 
 def ranks_to_merges(ranks: dict[bytes, int], source: str = "<ranks>") -> list[tuple[bytes, bytes]]:
@@ -225,57 +250,27 @@ def ranks_to_merges(ranks: dict[bytes, int], source: str = "<ranks>") -> list[tu
 
 
 # -- Hugging Face tokenizer.json --------------------------------------------------------------------------------------
-_HF_NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase",
-                   "StripAccents": "strip_accents"}
-_OUR_NORMALIZERS = {v: k for k, v in _HF_NORMALIZERS.items()}
-_HF_SPLITS = {"Whitespace": "word_punct", "WhitespaceSplit": "whitespace_split", "BertPreTokenizer": "bert"}
-_OUR_SPLITS = {v: k for k, v in _HF_SPLITS.items()}
+def hf_post_processor(spec: Any, source: str) -> Any:
+    """Our ``post_processor`` spec of a ``post_processor`` JSON: a template (:func:`tokembed.postprocess.
+    template_from_hf`), with ``ByteLevel`` stages (which only trim offsets) left out, a warning when they or a
+    ``RobertaProcessing`` trim: tokembed's offsets keep the space a byte-level token starts with."""
+    from tokembed.postprocess import template_from_hf
 
-
-def _byte_level_stage(pre_tokenizer: Any, add_prefix_space: bool = False) -> dict:
-    return {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": True,
-            "use_regex": pre_tokenizer == "gpt2"}
-
-
-def hf_normalizer(spec: Any, source: str) -> Any:
     if spec is None:
         return None
-    kind = spec.get("type") if isinstance(spec, dict) else None
-    if kind == "Sequence":
-        return [hf_normalizer(s, source) for s in spec.get("normalizers", [])]
-    if kind in _HF_NORMALIZERS:
-        return _HF_NORMALIZERS[kind]
-    raise TokembedError(f"{source}: normalizer {kind!r} has no tokembed equivalent; pass normalizer=... to "
-                        "from_hf_json to choose one")
-
-
-def hf_pre_tokenizer(spec: Any, source: str) -> tuple[bool, Any]:
-    """(byte_level, our pre-tokenizer spec) of a Hugging Face pre-tokenizer."""
-    if spec is None:
-        return False, None
-    kind = spec.get("type") if isinstance(spec, dict) else None
-    if kind == "ByteLevel":
-        if spec.get("add_prefix_space"):
-            raise TokembedError(f"{source}: ByteLevel with add_prefix_space=true is not supported")
-        return True, ("gpt2" if spec.get("use_regex", True) else None)
-    if kind in _HF_SPLITS:
-        return False, _HF_SPLITS[kind]
-    if kind == "Split":
-        pattern = (spec.get("pattern") or {}).get("Regex")
-        if pattern == GPT2_PATTERN and spec.get("behavior") == "Isolated" and not spec.get("invert"):
-            return False, "gpt2"
-        if pattern is not None and spec.get("behavior") == "Removed" and spec.get("invert"):
-            return False, {"type": "regex", "pattern": pattern}
-    if kind == "Sequence":
-        stages = spec.get("pretokenizers") or []
-        if len(stages) == 2 and (stages[1] or {}).get("type") == "ByteLevel":
-            last_byte, last = hf_pre_tokenizer(stages[1], source)
-            if last is None:
-                return True, hf_pre_tokenizer(stages[0], source)[1]
-        if len(stages) == 1:
-            return hf_pre_tokenizer(stages[0], source)
-    raise TokembedError(f"{source}: pre-tokenizer {json.dumps(spec)[:200]} has no tokembed equivalent; pass "
-                        "pre_tokenizer=... to from_hf_json to choose one")
+    stages = spec.get("processors") or [] if isinstance(spec, dict) and spec.get("type") == "Sequence" else [spec]
+    templates = []
+    for stage in stages:
+        kind = stage.get("type") if isinstance(stage, dict) else None
+        if kind in ("ByteLevel", "RobertaProcessing") and stage.get("trim_offsets"):
+            warnings.warn(f"{source}: the post-processor {kind} trims the spaces out of the offsets; tokembed's "
+                          "offsets keep them (ids and tokens are the same)", LossyConversionWarning, stacklevel=4)
+        if kind != "ByteLevel":
+            templates.append(template_from_hf(stage, source))
+    if len(templates) > 1:
+        raise TokembedError(f"{source}: the post-processor holds {len(templates)} templates; tokembed applies one; "
+                            "pass post_processor=... to choose it")
+    return templates[0] if templates else None
 
 
 def read_hf_json(path: str | os.PathLike) -> dict[str, Any]:
@@ -331,52 +326,28 @@ def read_hf_json(path: str | os.PathLike) -> dict[str, Any]:
     return {
         "vocab": vocab, "merges": merges, "specials": specials,
         "pre_tokenizer_spec": data.get("pre_tokenizer"), "normalizer_spec": data.get("normalizer"),
-        "decoder": data.get("decoder"),
+        "post_processor_spec": data.get("post_processor"), "decoder": data.get("decoder"),
         "params": {"unk_token": model.get("unk_token"), "end_of_word_suffix": model.get("end_of_word_suffix") or None,
                    "continuing_subword_prefix": model.get("continuing_subword_prefix") or None,
                    "dropout": model.get("dropout")},
     }
 
 
-def _our_normalizer(spec: Any) -> Any:
-    if spec is None or spec == "identity":
-        return None
-    if isinstance(spec, list):
-        return {"type": "Sequence", "normalizers": [_our_normalizer(s) for s in spec]}
-    if spec in _OUR_NORMALIZERS:
-        return {"type": _OUR_NORMALIZERS[spec]}
-    if spec == "bert_clean":
-        return {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": False, "strip_accents": False,
-                "lowercase": False}
-    raise TokembedError(f"bpe: the normalizer {spec!r} has no Hugging Face equivalent")
-
-
-def _our_pre_tokenizer(spec: Any, byte_level: bool) -> Any:
-    if byte_level:
-        if spec in ("gpt2", None, "identity"):
-            return _byte_level_stage(spec)
-        return {"type": "Sequence", "pretokenizers": [_our_pre_tokenizer(spec, False), _byte_level_stage(None)]}
-    if spec is None or spec == "identity":
-        return None
-    if spec in _OUR_SPLITS:
-        return {"type": _OUR_SPLITS[spec]}
-    if spec == "gpt2":
-        return {"type": "Split", "pattern": {"Regex": GPT2_PATTERN}, "behavior": "Isolated", "invert": False}
-    if isinstance(spec, dict) and spec.get("type") == "regex":
-        return {"type": "Split", "pattern": {"Regex": spec["pattern"]}, "behavior": "Removed", "invert": True}
-    raise TokembedError(f"bpe: the pre-tokenizer {spec!r} has no Hugging Face equivalent")
-
-
 def write_hf_json(path: str | os.PathLike, *, vocab: list[str], merges: list[tuple[str, str]], specials: list[str],
                   byte_level: bool, pre_tokenizer: Any, normalizer: Any, unk_token: str | None,
-                  end_of_word_suffix: str | None, continuing_subword_prefix: str | None) -> None:
-    """Write a Hugging Face ``tokenizer.json`` (BPE model, merges as pairs) atomically.
+                  end_of_word_suffix: str | None, continuing_subword_prefix: str | None,
+                  post_processor: Any = None, dropout: float | None = None) -> None:
+    """Write a Hugging Face ``tokenizer.json`` (BPE model, merges as pairs) atomically: the text stages as
+    :mod:`~tokembed.plugins.bpe.hf_stages` maps them, the template, BPE-dropout.
 
     Raises
     ------
     TokembedError
-        If a text stage has no Hugging Face equivalent.
+        If a text stage has no Hugging Face equivalent (a regex construct: the message names it); nothing is
+        written then.
     """
+    from tokembed.postprocess import template_to_hf
+
     if byte_level:
         decoder: Any = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
     elif end_of_word_suffix:
@@ -392,11 +363,12 @@ def write_hf_json(path: str | os.PathLike, *, vocab: list[str], merges: list[tup
         "padding": None,
         "added_tokens": [{"id": ids[s], "content": s, "single_word": False, "lstrip": False, "rstrip": False,
                           "normalized": False, "special": True} for s in specials],
-        "normalizer": _our_normalizer(normalizer),
-        "pre_tokenizer": _our_pre_tokenizer(pre_tokenizer, byte_level),
-        "post_processor": None,
+        "normalizer": to_hf_normalizer(normalizer),
+        "pre_tokenizer": to_hf_pre_tokenizer(pre_tokenizer, byte_level),
+        "post_processor": template_to_hf(post_processor, ids),
         "decoder": decoder,
-        "model": {"type": "BPE", "dropout": None, "unk_token": None if byte_level else unk_token,
+        "model": {"type": "BPE", "dropout": float(dropout) if dropout else None,
+                  "unk_token": None if byte_level else unk_token,
                   "continuing_subword_prefix": continuing_subword_prefix, "end_of_word_suffix": end_of_word_suffix,
                   "fuse_unk": False, "byte_fallback": False, "ignore_merges": False, "vocab": ids,
                   "merges": [[a, b] for a, b in merges]},
@@ -417,12 +389,25 @@ Parts = tuple[list[str], list[tuple[str, str]], list[str], dict[str, Any]]
 
 
 def tiktoken_parts(path: str | os.PathLike, pattern: str, special_tokens: Any) -> Parts:
-    """Vocabulary (ranks as ids, then the special tokens), merges, specials and parameters of a tiktoken file."""
-    ranks = read_tiktoken(path)
+    """Vocabulary (ranks as ids; the special tokens after the last rank, or at the ids a mapping gives them),
+    merges, specials and parameters of a tiktoken file."""
+    placed = dict(special_tokens) if isinstance(special_tokens, dict) else None
+    if placed is not None and not all(isinstance(i, int) and not isinstance(i, bool) for i in placed.values()):
+        raise TokembedError(f"{path}: special_tokens given as a mapping must map each token to an int id")
+    ranks = read_tiktoken(path, frozenset(placed.values()) if placed else frozenset())
     merges = [(bytes_to_token(a), bytes_to_token(b)) for a, b in ranks_to_merges(ranks, str(path))]
-    specials = list(special_tokens)
     pre = "gpt2" if pattern == GPT2_PATTERN else {"type": "regex", "pattern": pattern}
-    return tiktoken_vocab(ranks) + specials, merges, specials, {"byte_level": True, "pre_tokenizer": pre}
+    found = {"byte_level": True, "pre_tokenizer": pre}
+    if placed is None:
+        specials = list(special_tokens)
+        return tiktoken_vocab(ranks) + specials, merges, specials, found
+    vocab = [""] * (len(ranks) + len(placed))
+    for token, rank in ranks.items():
+        vocab[rank] = bytes_to_token(token)
+    for token, i in placed.items():
+        vocab[i] = token
+    specials = sorted(placed, key=placed.__getitem__)
+    return vocab, merges, specials, found
 
 
 def vocab_merges_parts(vocab_json: str | os.PathLike, merges_txt: str | os.PathLike, byte_level: bool | None,
@@ -447,15 +432,21 @@ def vocab_merges_parts(vocab_json: str | os.PathLike, merges_txt: str | os.PathL
     return vocab, merges, list(special_tokens), found
 
 
-def hf_json_parts(path: str | os.PathLike, params: dict[str, Any]) -> Parts:
+def hf_json_parts(path: str | os.PathLike, params: dict[str, Any], lossy: bool = False) -> Parts:
     """Vocabulary, merges, specials and parameters of a ``tokenizer.json``; ``params`` override what the file says
-    (a stage given there is not translated, so a stage tokembed cannot mirror can be replaced)."""
+    (a stage given there is not translated, so a stage tokembed cannot mirror can be replaced; a ``normalizer``
+    given replaces the file's, CJK padding of a ``BertNormalizer`` included). ``lossy``: read
+    a stage whose tokembed equivalent encodes some texts differently (with a warning) instead of refusing it."""
     info = read_hf_json(path)
     found = dict(info["params"])
+    source = str(path)
+    normalizer, cjk = from_hf_normalizer(info["normalizer_spec"], source, lossy) if "normalizer" not in params \
+        else (params["normalizer"], False)
     if "pre_tokenizer" not in params or "byte_level" not in params:
-        found["byte_level"], found["pre_tokenizer"] = hf_pre_tokenizer(info["pre_tokenizer_spec"], str(path))
-    if "normalizer" not in params:
-        found["normalizer"] = hf_normalizer(info["normalizer_spec"], str(path))
+        found["byte_level"], found["pre_tokenizer"] = from_hf_pre_tokenizer(info["pre_tokenizer_spec"], source, cjk)
+    found["normalizer"] = normalizer
+    if "post_processor" not in params:
+        found["post_processor"] = hf_post_processor(info["post_processor_spec"], source)
     found.update(params)
     if found.get("byte_level"):
         found["unk_token"] = None

@@ -213,6 +213,14 @@ class BPETokenizer(Tokenizer):
 
     # -- training -------------------------------------------------------------------------------------------------
     @classmethod
+    def warmup_shared(cls) -> list[str]:
+        """The shared kernels ``tokembed warmup`` compiles first, in parallel processes: the text scanner and the
+        merge machinery of ``tokembed.plugins._subword``."""
+        from tokembed.plugins import _subword
+
+        return ["tokembed.text.fast:warmup", *_subword.WARMUP_STEPS]
+
+    @classmethod
     def warmup(cls) -> None:
         """Compile (or load from Numba's cache) every kernel BPE uses: the shared merge loop and merge
         application, the word counter and scanner, and this plugin's word dedup/expansion kernels."""
@@ -320,6 +328,14 @@ class BPETokenizer(Tokenizer):
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return [e for part in pool.map(work, chunks) for e in part]
 
+    def word_spans(self, text: str) -> np.ndarray:
+        """The pre-tokenizer's pieces of ``text`` (after the normalizer) as code-point spans of ``text``: the words
+        of :attr:`Encoding.word_ids <tokembed.encoding.Encoding.word_ids>`."""
+        from tokembed.text import split_text_arrays
+
+        normalizer, pre_tokenizer = self._stages()
+        return split_text_arrays(text, normalizer, pre_tokenizer)[1]
+
     def decode(self, ids: Sequence[int] | np.ndarray, skip_special_tokens: bool = False) -> str:
         """Turn ids back into text.
 
@@ -404,14 +420,17 @@ class BPETokenizer(Tokenizer):
         """Load a tiktoken rank file (``gpt2.tiktoken``, ``cl100k_base.tiktoken``) as a byte-level tokenizer.
 
         Token ids are the ranks; ``special_tokens`` take the ids after the last rank, in order (GPT-2:
-        ``<|endoftext|>`` = 50256). Merges are recovered from the ranks (see :mod:`tokembed.plugins.bpe.files`).
+        ``<|endoftext|>`` = 50256), or, given as a mapping ``{token: id}``, those ids, which the ranks must leave
+        free (what :meth:`to_tiktoken` writes for a tokenizer whose special tokens come first, as tiktoken's own
+        ``special_tokens`` argument takes them). Merges are recovered from the ranks (see
+        :mod:`tokembed.plugins.bpe.files`).
 
         Parameters
         ----------
         path : path
         pattern : str, default GPT-2's
             The pre-tokenizer regex (``regex`` package syntax); GPT-2's pattern selects the ``gpt2`` stage.
-        special_tokens : sequence of str
+        special_tokens : sequence of str, or mapping of str to int
         **params
             Other parameters of the tokenizer (e.g. ``dropout``).
 
@@ -449,35 +468,57 @@ class BPETokenizer(Tokenizer):
         return cls._from_parts(vocab, merges, specials, f"{vocab_json} + {merges_txt}", **{**found, **params})
 
     @classmethod
-    def from_hf_json(cls, path: str | os.PathLike, **params: Any) -> "BPETokenizer":
+    def from_hf_json(cls, path: str | os.PathLike, lossy: bool = False, **params: Any) -> "BPETokenizer":
         """Load the BPE model of a Hugging Face ``tokenizer.json`` with the text stages tokembed can mirror.
 
-        Byte level, pre-tokenizer (``ByteLevel``, ``Whitespace``, ``WhitespaceSplit``, ``BertPreTokenizer``,
-        GPT-2's ``Split``), normalizer (Unicode forms, ``Lowercase``, ``StripAccents``), ``unk_token``,
-        ``end_of_word_suffix``, ``continuing_subword_prefix`` and the special added tokens come from the file;
-        ``**params`` overrides any of them (a stage the file uses and tokembed cannot mirror must be given).
-        Post-processor, truncation and padding are not read.
+        From the file: byte level, pre-tokenizer (``ByteLevel``, ``Whitespace``, ``WhitespaceSplit``,
+        ``BertPreTokenizer``, ``Split`` with any pattern, its regex read from Hugging Face's dialect), normalizer
+        (Unicode forms, ``Lowercase``, ``BertNormalizer``), ``unk_token``, ``end_of_word_suffix``,
+        ``continuing_subword_prefix``, ``dropout``, the template (``TemplateProcessing``, ``BertProcessing``,
+        ``RobertaProcessing``) and the special added tokens; the table in :mod:`tokembed.plugins.bpe.hf_stages`
+        says what each becomes. ``**params`` overrides any of them (a stage the file uses and tokembed cannot
+        mirror must be given). Truncation and padding are not read.
+
+        Parameters
+        ----------
+        path : path
+        lossy : bool, default False
+            Read a stage whose nearest tokembed stage encodes some texts differently (Hugging Face's
+            ``StripAccents``) instead of refusing it; a :class:`~tokembed.plugins.bpe.hf_stages.
+            LossyConversionWarning` names the difference.
+        **params
+            Tokenizer parameters that replace the file's.
 
         Raises
         ------
         ArtifactError
             If the file is not a tokenizer.json with a BPE model, or is inconsistent.
         TokembedError
-            If a text stage has no tokembed equivalent and ``params`` does not choose one.
+            If a text stage has no tokembed equivalent and ``params`` does not choose one (the message lists what
+            tokembed reads and suggests the nearest stage, e.g. ``bert_clean``).
         """
-        vocab, merges, specials, found = files.hf_json_parts(path, params)
+        vocab, merges, specials, found = files.hf_json_parts(path, params, lossy=lossy)
         return cls._from_parts(vocab, merges, specials, str(path), **found)
 
     def to_hf_json(self, path: str | os.PathLike) -> None:
         """Write a Hugging Face ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads and that encodes
-        to the same ids (merges written as pairs, which ``tokenizers`` >= 0.20 reads).
+        to the same ids, tokens and offsets, one text or a pair: text stages mapped as in
+        :mod:`tokembed.plugins.bpe.hf_stages` (a ``regex`` pre-tokenizer rewritten for Hugging Face's regex
+        engine), merges written as pairs (``tokenizers`` >= 0.20 reads them), the ``post_processor`` template,
+        ``dropout``. :meth:`from_hf_json` reads the file back to the same tokenizer.
+
+        Two things tokenizer.json cannot say: special tokens are added tokens, which Hugging Face recognises
+        wherever they are written in a text (tokembed does only with ``allowed_special``), and ``pad_token`` is
+        only in the added tokens (tokenizer.json's ``padding`` would pad every batch), so a re-import needs
+        ``pad_token=...`` to pad.
 
         Raises
         ------
         NotFittedError
             If the tokenizer is not fitted.
         TokembedError
-            If the normalizer or pre-tokenizer has no Hugging Face equivalent.
+            If the pre-tokenizer's regex holds a construct with no equivalent in Hugging Face's regex dialect (the
+            message names it and where it is), or a template token is missing; no file is written then.
         """
         self._check_is_fitted()
         normalizer, pre_tokenizer = self._stages()
@@ -485,7 +526,55 @@ class BPETokenizer(Tokenizer):
             path, vocab=self._model.vocab, merges=self.merges_, specials=self.special_tokens_,
             byte_level=bool(self.byte_level), pre_tokenizer=pre_tokenizer.spec, normalizer=normalizer.spec,
             unk_token=self.unk_token, end_of_word_suffix=self.end_of_word_suffix,
-            continuing_subword_prefix=self.continuing_subword_prefix)
+            continuing_subword_prefix=self.continuing_subword_prefix, post_processor=self.post_processor,
+            dropout=self.dropout)
+
+    def to_tiktoken(self, path: str | os.PathLike) -> None:
+        """Write tiktoken BPE ranks (``<base64 of the token's bytes> <rank>`` per line), each token's id its rank,
+        so tiktoken and tokembed give the same ids. The special tokens are not ranks: tiktoken takes them apart,
+        and their ids are gaps among the ranks when they come first. Load in tiktoken with
+        ``tiktoken.Encoding(name, pat_str=PATTERN, mergeable_ranks=tiktoken.load.load_tiktoken_bpe(path),
+        special_tokens={token: id, ...})``, and in tokembed with ``from_tiktoken(path, pattern=PATTERN,
+        special_tokens={token: id, ...})`` (:meth:`tiktoken_spec` gives both values).
+
+        Raises
+        ------
+        NotFittedError
+            If the tokenizer is not fitted.
+        TokembedError
+            If the tokenizer is not byte level (tiktoken's ranks are byte sequences).
+        """
+        self._check_is_fitted()
+        problem = self.export_problem("tiktoken", self.get_params())
+        if problem:
+            raise TokembedError(problem)
+        files.write_tiktoken(path, self._model.vocab, self.special_tokens_)
+
+    def tiktoken_spec(self) -> dict[str, Any]:
+        """What tiktoken needs besides the ranks file: ``{"pat_str": ..., "special_tokens": {token: id}}`` (the
+        pre-tokenizer's regex, GPT-2's for ``gpt2``)."""
+        self._check_is_fitted()
+        spec = self._stages()[1].spec
+        pattern = GPT2_PATTERN if spec == "gpt2" else spec["pattern"] if isinstance(spec, dict) else None
+        return {"pat_str": pattern, "special_tokens": {t: self._model.tok2id[t] for t in self.special_tokens_}}
+
+    @classmethod
+    def export_problem(cls, fmt: str, params: dict[str, Any]) -> str | None:
+        """tiktoken needs byte level and a regex (or no) pre-tokenizer, with no normalizer; ``vocab-merges`` cannot
+        say that tokens are special (they are written as plain vocabulary entries)."""
+        if fmt != "tiktoken":
+            return None
+        if not params.get("byte_level", False):
+            return ("bpe: a tiktoken export needs byte_level: true (tiktoken's ranks are byte sequences); export "
+                    "as hf or vocab-merges instead")
+        if params.get("normalizer") not in (None, [], "identity"):
+            return (f"bpe: tiktoken has no normalizer, so this tokenizer's normalizer {params['normalizer']!r} "
+                    "cannot be exported with the ranks; export as hf instead")
+        pre = params.get("pre_tokenizer", "auto")
+        if not (pre in ("auto", "gpt2") or (isinstance(pre, dict) and pre.get("type") == "regex")):
+            return (f"bpe: tiktoken splits text with a regex, and this tokenizer's pre-tokenizer {pre!r} is not "
+                    "one (gpt2 or {type: regex, pattern: ...} are); export as hf instead")
+        return None
 
     def to_vocab_merges(self, vocab_json: str | os.PathLike, merges_txt: str | os.PathLike) -> None:
         """Write ``vocab.json`` and ``merges.txt`` (GPT-2's format), which :meth:`from_vocab_merges` reads back

@@ -156,6 +156,13 @@ class WordTokenizer(VocabTokenizer):
         return Encoding(arr, self._itos[arr].tolist(), offsets)
 
     # -- state ------------------------------------------------------------------------------------------------
+    def word_spans(self, text: str) -> np.ndarray:
+        """The pre-tokenizer's pieces of ``text`` as code-point spans: each token is one word."""
+        from tokembed.text import split_text_arrays
+
+        self._check_is_fitted()
+        return split_text_arrays(text, self._normalizer, self._pre_tokenizer)[1]
+
     def _get_state(self) -> dict[str, Any]:
         words = self._itos[len(self.special_tokens_):].tolist()
         return {

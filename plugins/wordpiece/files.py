@@ -117,58 +117,29 @@ def write_vocab_txt(tokens: Sequence[str], path: str | os.PathLike) -> None:
 # Hugging Face tokenizer.json
 
 
-def _template_pieces(spec: Any, source: str) -> list[str]:
-    pieces = []
-    for item in spec:
-        if not isinstance(item, dict) or len(item) != 1:
-            raise ArtifactError(f"{source}: cannot read the post-processor template piece {item!r}")
-        (kind, body), = item.items()
-        if kind == "Sequence":
-            pieces.append(f"${body['id']}:{int(body.get('type_id', 0))}")
-        elif kind == "SpecialToken":
-            pieces.append(f"{body['id']}:{int(body.get('type_id', 0))}")
-        else:
-            raise ArtifactError(f"{source}: unknown post-processor template piece {kind!r}")
-    return pieces
-
-
 def our_template(spec: Any, source: str) -> dict[str, str] | None:
-    """Our ``post_processor`` spec for a Hugging Face post-processor (``BertProcessing``, ``TemplateProcessing``
-    or none).
+    """Our ``post_processor`` spec for a Hugging Face post-processor (``BertProcessing``, ``TemplateProcessing``,
+    ``RobertaProcessing`` or none): :func:`tokembed.postprocess.template_from_hf`.
 
     Raises
     ------
     ArtifactError
         For another post-processor type.
     """
-    if spec is None:
-        return None
-    kind = spec.get("type") if isinstance(spec, dict) else None
-    if kind == "BertProcessing":
-        cls, sep = spec["cls"][0], spec["sep"][0]
-        return {"single": f"{cls} $A {sep}", "pair": f"{cls} $A {sep} $B:1 {sep}:1"}
-    if kind == "TemplateProcessing":
-        return {"single": " ".join(_template_pieces(spec["single"], source)),
-                "pair": " ".join(_template_pieces(spec["pair"], source))}
-    raise ArtifactError(f"{source}: the post-processor {kind!r} has no tokembed equivalent (BertProcessing and "
-                        "TemplateProcessing do); pass post_processor=... to choose one")
+    from tokembed.postprocess import template_from_hf
+
+    try:
+        return template_from_hf(spec, source)
+    except TokembedError as exc:
+        raise ArtifactError(str(exc)) from None
 
 
 def hf_template(spec: Any, vocab: dict[str, int]) -> dict[str, Any] | None:
-    """Hugging Face's ``TemplateProcessing`` JSON for our ``post_processor`` spec (None for None)."""
-    if spec is None:
-        return None
-    from tokembed.postprocess import TemplateProcessing
+    """Hugging Face's ``TemplateProcessing`` JSON for our ``post_processor`` spec (None for None):
+    :func:`tokembed.postprocess.template_to_hf`."""
+    from tokembed.postprocess import template_to_hf
 
-    template = TemplateProcessing.from_spec(spec)
-
-    def pieces(seq) -> list[dict]:
-        return [{"Sequence": {"id": p.sequence, "type_id": p.type_id}} if p.sequence is not None
-                else {"SpecialToken": {"id": p.token, "type_id": p.type_id}} for p in seq]
-
-    specials = {tok: {"id": tok, "ids": [vocab[tok]], "tokens": [tok]} for tok in template.special_tokens}
-    return {"type": "TemplateProcessing", "single": pieces(template.single), "pair": pieces(template.pair),
-            "special_tokens": specials}
+    return template_to_hf(spec, vocab)
 
 
 def read_hf_json(path: str | os.PathLike) -> dict[str, Any]:

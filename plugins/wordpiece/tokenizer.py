@@ -31,6 +31,10 @@ _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), ("
             (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
 
 
+#: BERT's split without isolating CJK ideographs (``handle_chinese_chars=False``): punctuation alone, runs of the rest.
+_BERT_NO_CJK = r"[!-/:-@\[-`{-~\p{P}]|[^\s!-/:-@\[-`{-~\p{P}]+"
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
@@ -408,6 +412,17 @@ class WordPieceTokenizer(Tokenizer):
         ids, offsets, _ = self._encode_arrays([text])
         return Encoding(ids, self._itos[ids].tolist(), offsets)
 
+    def word_spans(self, text: str) -> np.ndarray:
+        """BERT's words of ``text`` (whitespace split, punctuation alone, CJK ideographs alone with
+        ``handle_chinese_chars``), after the normalizer, as code-point spans of ``text``: the words of
+        :attr:`Encoding.word_ids <tokembed.encoding.Encoding.word_ids>`."""
+        from tokembed.text import split_text_arrays
+
+        stages = (["bert_clean"] if self.clean_text else []) + (["strip_accents"] if self._resolved_strip() else []) \
+            + (["lowercase"] if self.lowercase else [])
+        pre = "bert" if self.handle_chinese_chars else {"type": "regex", "pattern": _BERT_NO_CJK}
+        return split_text_arrays(text, stages, pre)[1]
+
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
                       workers: int) -> list[Encoding]:
         """:meth:`tokembed.Tokenizer.encode_batch` in one pass of the Numba kernel over all texts.
@@ -537,6 +552,15 @@ class WordPieceTokenizer(Tokenizer):
         files.write_hf_json(path, vocab=self._itos.tolist(), specials=self.special_tokens_, params=params)
 
     @classmethod
+    def warmup_shared(cls) -> list[str]:
+        """The shared kernels ``tokembed warmup`` compiles first, in parallel processes: the text scanner and the
+        merge machinery of ``tokembed.plugins._subword``."""
+        from tokembed.plugins import _subword
+
+        return ["tokembed.text.fast:warmup", *_subword.WARMUP_STEPS,
+                "tokembed.plugins.wordpiece.tokenizer:warmup_encoding"]
+
+    @classmethod
     def warmup(cls) -> None:
         """Compile (or load from Numba's cache) every kernel WordPiece uses: the shared merge loop (both criteria),
         the word counter, and this plugin's normalization and encoding kernels."""
@@ -554,3 +578,15 @@ class WordPieceTokenizer(Tokenizer):
     @classmethod
     def _contract_params(cls) -> dict[str, Any]:
         return {"vocab_size": 300, "show_progress": False}
+
+
+def warmup_encoding() -> None:
+    """Compile (or load) WordPiece's normalization and encoding kernels on a tiny vocabulary, without training (so
+    without the merge loop): a warm-up step that can run beside the others (``WordPieceTokenizer.warmup_shared``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        vocab = Path(folder) / "vocab.txt"
+        files.write_vocab_txt(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "w", "a", "r", "m", "##a", "##r"], vocab)
+        tok = WordPieceTokenizer.from_vocab_file(vocab)
+        tok.encode_batch(["warm up", "caf\u00e9 \u6771"], num_workers=1)

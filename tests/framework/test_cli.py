@@ -154,3 +154,18 @@ def test_a_closed_pipe_ends_the_cli_quietly(unbuffered):
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_warmup_runs_the_independent_steps_then_the_components_in_parallel_processes(capsys):
+    import importlib
+
+    from tokembed.registry import build_registry
+
+    for info in build_registry().all():  # every declared step names a module-level function
+        for step in info.cls.warmup_shared():
+            module, _, function = step.partition(":")
+            assert callable(getattr(importlib.import_module(module), function)), step
+    assert main(["warmup", "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "independent steps in" in out and "components in" in out and "with 2 processes" in out
+    assert main(["warmup", "--jobs", "0"]) == 2

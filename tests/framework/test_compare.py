@@ -74,12 +74,15 @@ def test_premium_is_computed_on_the_parallel_languages(comparison):
 
 
 def test_best_per_corpus(comparison):
-    # chars per token on "text": char 1.0, word 78 / tokens(word) > 1 -> word; unknown tokens: char has fewer
-    assert comparison.best("text", "chars_per_token") == ["word"]
-    assert comparison.best("text", "tokens") == ["word"]
-    # the word tokenizer splits one word ("mat." -> mat + .), the char tokenizer every word of 2+ characters
-    assert comparison.best("text", "continued_words") == ["word"]
-    assert comparison.best("text", "fertility") == ["word"]
+    # on "text" both emit unknown tokens (char 12.8%, word 50%, above UNK_RATE_LIMIT): their compression is not
+    # compared there; unknown tokens are (char has fewer)
+    for metric in ("chars_per_token", "tokens", "continued_words", "fertility"):
+        assert comparison.excluded("text", metric) == ["char", "word"] and comparison.best("text", metric) == []
+    assert comparison.best("text", "unk_rate") == ["char"] and comparison.excluded("text", "unk_rate") == []
+    # on "fit", its training text, neither has an unknown token: chars per token char 1.0, word > 1 -> word
+    assert comparison.best("fit", "chars_per_token") == ["word"]
+    assert comparison.best("fit", "tokens") == ["word"]
+    assert comparison.best("fit", "fertility") == ["word"]
     # no direction: vocabulary size is never highlighted
     assert comparison.best("text", "vocab_size") == []
     # equal values stand out from nothing: both tokenizers are deterministic
@@ -126,7 +129,7 @@ def test_samples_spread_over_the_corpus(tokenizers):
 def test_json_round_trip(comparison):
     data = json.loads(comparison.to_json())
     assert data["format"] == "tokembed-comparison"
-    assert data["best"]["text"]["chars_per_token"] == ["word"]
+    assert data["best"]["fit"]["chars_per_token"] == ["word"] and "chars_per_token" not in data["best"]["text"]
     again = Comparison.from_dict(data)
     assert again.to_dict() == comparison.to_dict()
     with pytest.raises(TokembedError, match="not a tokembed comparison"):
@@ -148,11 +151,13 @@ def test_markdown(comparison):
     assert md.count("\n## ") == 4 + 1  # one section per corpus and the metrics
     for name in comparison.metrics:
         assert f"`{name}`" in md
-    word_row = next(line for line in md.splitlines() if line.startswith("| word |"))
+    word_row = next(line for line in md.split("## fit")[1].splitlines() if line.startswith("| word |"))
     assert "premium" not in md.split("## text")[1].split("## fit")[0]  # no parallel columns outside the set
     assert "| premium |" in md.split("## en")[1]
-    chars = format(comparison.value("word", "text", "chars_per_token"), ".3f")
+    chars = format(comparison.value("word", "fit", "chars_per_token"), ".3f")
     assert f"**{chars}**" in word_row
+    text_row = next(line for line in md.split("## text")[1].splitlines() if line.startswith("| word |"))
+    assert f"*{format(comparison.value('word', 'text', 'chars_per_token'), '.3f')}*" in text_row  # not compared
     assert "Parallel set parallel: 2 languages, 3 aligned chapters, reference en." in md
 
 
@@ -160,9 +165,11 @@ def test_terminal_table(comparison):
     plain = comparison.to_table(color=False, width=400)
     lines = plain.splitlines()
     assert lines[0].split()[:4] == ["corpus", "tokenizer", "vocab", "tokens"]
-    # rows: header, rule, then text/char and text/word; the word tokenizer has the fewest tokens on "text"
-    assert lines[2].split()[:3] == ["text", "char", "12"] and lines[3].split()[:3] == ["word", "6", "22*"]
-    assert "\x1b[" not in plain and plain.endswith("n/a: not defined for that corpus")
+    # rows: header, rule, then text/char and text/word; on "text" token counts are not compared (unknown tokens),
+    # on "fit" the word tokenizer has the fewest
+    assert lines[2].split()[:3] == ["text", "char", "12"] and lines[3].split()[:3] == ["word", "6", "22"]
+    assert lines[5].split()[2].endswith("*") and lines[5].split()[0] == "word"
+    assert "\x1b[" not in plain and "n/a: not defined for that corpus" in plain and "too small to time" in plain
     colored = comparison.to_table(color=True, width=400)
     assert "\x1b[1;32m" in colored and "*" not in colored.replace("* best", "")
     # every metric shown has a column; the premium columns exist because a parallel set was given

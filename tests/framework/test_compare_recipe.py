@@ -457,7 +457,7 @@ def test_load_problems(files, fake_reg):
     assert check("a: {load: .}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: .: is a folder; load: names one tokenizer file (a saved tokenizer "
         "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a SentencePiece model "
-        "(*.model) or a WordPiece vocab.txt)"]
+        "(*.model), a WordPiece vocab.txt, or {vocab: vocab.json, merges: merges.txt})"]
     assert check("a: {load: {dataset: gpt2_ranks, path: x}}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: expected a file path, {path: FILE} or {dataset: NAME} (a fetched "
         "tokenizer file), got a mapping with dataset, path"]

@@ -151,6 +151,17 @@ def test_the_guide_examples_run(tmp_path, monkeypatch):
                 del sys.modules[name]
     # "the whale, the whale" in chunks of 3: "the", " wh", "ale", ", t", "he ", "wha", "le" (7) plus "<unk>"
     assert "Chunk" in namespace and namespace["tok"].get_vocab_size() == 8
+    # the test file of the guide, copied into a plugin's tests, runs under pytest as it is
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("TOKEMBED_PLUGINS", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "tests/test_chunk_contract.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
 
 
 @pytest.mark.parametrize("snippet", [

@@ -395,6 +395,9 @@ def test_return_arrays_without_padding():
     ({"padding": "max_length"}, "needs max_length"),
     ({"stride": 1}, "stride=1 does nothing"),
     ({"pad_to_multiple_of": 8}, "does nothing without padding"),
+    # Hugging Face tokenizers pads past max_length here (6 ids for max_length=4); transformers refuses, as we do
+    ({"truncation": True, "max_length": 4, "padding": "max_length", "pad_to_multiple_of": 3},
+     "max_length=4.*pad_to_multiple_of=3.*not a multiple"),
     ({"padding": "longests"}, "padding must be"),
     ({"padding": True, "padding_side": "top"}, "padding_side"),
     ({"truncation": True, "max_length": 0}, "max_length must be an int >= 1"),
@@ -478,7 +481,7 @@ PARITY_CASES = [
     ({"single": "[CLS] $A", "pair": "[CLS] $A [SEP] $B:1"}, "a b c d e", "f", {"truncation": True, "max_length": 4}),
     ({"single": "$A [SEP]"}, "a b c d e", "f g", {"truncation": True, "max_length": 4}),
     (BERT, "a b c", "d", {"padding": "max_length", "max_length": 9, "padding_side": "left"}),
-    (BERT, "a b c d e", None, {"truncation": True, "max_length": 4, "padding": "max_length", "pad_to_multiple_of": 3}),
+    (BERT, "a b c d e", None, {"truncation": True, "max_length": 6, "padding": "max_length", "pad_to_multiple_of": 3}),
     (BERT, "a b c", "d", {"padding": True, "pad_to_multiple_of": 4}),
     (BERT, "a b c d e f g", "h i", {"truncation": True, "max_length": 6, "add_special_tokens": False}),
     (BERT, "", "a b c d", {"truncation": True, "max_length": 5}),
@@ -568,6 +571,11 @@ def test_parity_with_hf_property(data):
         if padding == "max_length" and "max_length" not in options:
             options["max_length"] = data.draw(st.integers(1, 12))
     tok = word_tok(post_processor=template)
+    if strategy is not None and options.get("pad_to_multiple_of") and max_length % options["pad_to_multiple_of"]:
+        # Hugging Face would pad past max_length; we refuse (as transformers does)
+        with pytest.raises(TokembedError, match="not a multiple"):
+            tok.encode(text, pair, **options)
+        return
     oracle = hf_for(template, options)
     try:
         ours = tok.encode(text, pair, **options)

@@ -113,7 +113,10 @@ def test_best_values_are_highlighted(page, comparison):
     best_cells = [a["data-metric"] for t, a, _ in tree.elements if t == "td" and "best" in classes(a)]
     expected = sum(len(comparison.best(c, m)) for c in comparison.corpora for m in comparison.shown_metrics(c))
     assert len(best_cells) == expected > 0
-    assert "chars_per_token" in best_cells
+    assert "unk_rate" in best_cells and "throughput" not in best_cells  # the corpus is too small to time
+    # the word tokenizers emit unknown tokens (above 1%): compression cells are greyed, not compared
+    excluded = [a["data-metric"] for t, a, _ in tree.elements if t == "td" and "excluded" in classes(a)]
+    assert "chars_per_token" in excluded and "chars_per_token" not in best_cells
 
 
 def test_one_embedded_png_per_plot(page, comparison):

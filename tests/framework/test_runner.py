@@ -321,8 +321,14 @@ def test_an_unreadable_corpus_is_reported_at_the_corpus_not_at_a_tokenizer(workd
     (workdir / "lat.yaml").write_text("tokenizers:\n  c: {type: char}\ncorpus: {path: latin.txt}\n")
     assert main(["run", "lat.yaml", "--out", "o"]) == 2
     err = capsys.readouterr().err
-    # byte offset 11: "ok line\n" is 8 bytes, then "caf"
-    assert "lat.yaml:3:9: corpus: " in err and "invalid UTF-8 at byte offset 11" in err
+    # found by the recipe check, which reads the first bytes of every file: byte offset 11 ("ok line\n" is 8
+    # bytes, then "caf")
+    assert "lat.yaml:3:16: corpus.path: " in err and "invalid UTF-8 at byte offset 11" in err
+    # past the bytes the check reads, the run finds it, and names the corpus: section
+    (workdir / "latin.txt").write_bytes(b"ok line\n" * 10_000 + b"caf\xe9\n")
+    assert main(["run", "lat.yaml", "--out", "o"]) == 2
+    err = capsys.readouterr().err
+    assert "lat.yaml:3:9: corpus: " in err and "invalid UTF-8 at byte offset 80003" in err
     (workdir / "ws.txt").write_text("  \n\t\n")
     (workdir / "ws.yaml").write_text("tokenizers:\n  c: {type: char}\ncorpus: {path: ws.txt}\n")
     assert main(["run", "ws.yaml", "--out", "o2"]) == 2

@@ -1,0 +1,125 @@
+"""A fitted tokenizer written in other libraries' formats: ``tokembed export`` and a recipe tokenizer's ``export:``.
+
+Each format is a method a tokenizer class may have (the plugin implements the format; the core only knows the
+names): ``hf`` -> ``to_hf_json(path)``, ``vocab-merges`` -> ``to_vocab_merges(vocab_json, merges_txt)``,
+``vocab-txt`` -> ``to_vocab_file(path)``, ``tiktoken`` -> ``to_tiktoken(path)``. A class can also refuse a format
+for some parameters before any training, through its classmethod ``export_problem(format, params)`` (see
+:meth:`tokembed.Tokenizer.export_problem`), which ``tokembed validate`` asks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import TokembedError
+
+__all__ = ["ExportFormat", "EXPORT_FORMATS", "export_formats_of", "export_problem", "export_tokenizer",
+           "export_into_run"]
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One export format.
+
+    Attributes
+    ----------
+    method : str
+        The tokenizer method that writes it; it takes one path per file, in the order of ``files``.
+    files : tuple of str
+        The files it writes, by their usual names (``{stem}`` is replaced by the tokenizer's label or file stem).
+    what : str
+        The format in words, for messages.
+    """
+
+    method: str
+    files: tuple[str, ...]
+    what: str
+
+
+#: Format name -> how it is written (the names of ``tokembed export --to`` and of a recipe's ``export:`` list).
+EXPORT_FORMATS: dict[str, ExportFormat] = {
+    "hf": ExportFormat("to_hf_json", ("tokenizer.json",), "a Hugging Face tokenizer.json"),
+    "vocab-merges": ExportFormat("to_vocab_merges", ("vocab.json", "merges.txt"), "GPT-2's vocab.json and merges.txt"),
+    "vocab-txt": ExportFormat("to_vocab_file", ("vocab.txt",), "a WordPiece vocab.txt"),
+    "tiktoken": ExportFormat("to_tiktoken", ("{stem}.tiktoken",), "tiktoken BPE ranks"),
+}
+#: The file names inside a run folder, per format: ``<label>.<suffix>``.
+RUN_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "hf": ("tokenizer.json",), "vocab-merges": ("vocab.json", "merges.txt"), "vocab-txt": ("vocab.txt",),
+    "tiktoken": ("tiktoken",),
+}
+
+
+def export_formats_of(cls: type) -> list[str]:
+    """The formats a tokenizer class can write (those whose method it has)."""
+    return [name for name, fmt in EXPORT_FORMATS.items() if callable(getattr(cls, fmt.method, None))]
+
+
+def export_problem(cls: type, fmt: str, params: dict[str, Any] | None = None) -> str | None:
+    """Why ``cls`` (built with ``params``) cannot be exported as ``fmt``, or None: an unknown format, a class
+    without the format's method, or the class's own ``export_problem(fmt, params)``."""
+    if fmt not in EXPORT_FORMATS:
+        return f"unknown export format {fmt!r}; the formats are {', '.join(EXPORT_FORMATS)}"
+    spec = EXPORT_FORMATS[fmt]
+    if not callable(getattr(cls, spec.method, None)):
+        can = export_formats_of(cls)
+        name = getattr(cls, "name", cls.__name__)
+        return (f"tokenizer {name!r} ({cls.__qualname__}) has no {spec.method}(), so it cannot be written as "
+                f"{spec.what}; " + (f"it can be exported as {', '.join(can)}" if can else "it has no export format"))
+    ask = getattr(cls, "export_problem", None)
+    if callable(ask):
+        try:
+            return ask(fmt, dict(params or {}))
+        except Exception:  # a plugin whose check breaks is left to the export itself, which reports in context
+            return None
+    return None
+
+
+def _write(tok: Any, fmt: str, paths: list[Path]) -> list[Path]:
+    problem = export_problem(type(tok), fmt, tok.get_params() if hasattr(tok, "get_params") else None)
+    if problem is not None:
+        raise TokembedError(problem)
+    getattr(tok, EXPORT_FORMATS[fmt].method)(*map(str, paths))
+    return paths
+
+
+def export_tokenizer(tok: Any, fmt: str, out: str | os.PathLike, stem: str = "tokenizer") -> list[Path]:
+    """Write ``tok`` as ``fmt`` at ``out``; return the files written.
+
+    ``out`` is the file for the one-file formats (an existing folder, or a path ending in ``/``, gets the
+    format's usual name inside it: ``tokenizer.json``, ``vocab.txt``, ``<stem>.tiktoken``), and a folder,
+    created if needed, for
+    ``vocab-merges`` (``vocab.json`` and ``merges.txt`` inside it).
+
+    Raises
+    ------
+    TokembedError
+        If the tokenizer cannot be written in this format (the message says which formats it has), or its
+        writer refuses (a merge holding a space in ``merges.txt``, ...).
+    """
+    spec = EXPORT_FORMATS.get(fmt)
+    if spec is None:
+        raise TokembedError(f"unknown export format {fmt!r}; the formats are {', '.join(EXPORT_FORMATS)}")
+    folder = os.fspath(out).endswith(("/", os.sep)) or Path(out).is_dir()
+    out = Path(out)
+    names = [n.format(stem=stem) for n in spec.files]
+    if len(names) > 1:
+        if out.exists() and not out.is_dir():
+            raise TokembedError(f"{out}: {fmt} writes {len(names)} files ({', '.join(names)}): give a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / n for n in names]
+    else:
+        if not folder and out.suffix == "" and fmt != "tiktoken":
+            raise TokembedError(f"{out}: give the file to write ({names[0]}), or a folder ending in '/'")
+        paths = [out / names[0] if folder else out]
+        paths[0].parent.mkdir(parents=True, exist_ok=True)
+    return _write(tok, fmt, paths)
+
+
+def export_into_run(tok: Any, fmt: str, folder: Path, label: str) -> list[Path]:
+    """Write ``tok`` as ``fmt`` into a run folder as ``<label>.<suffix>`` (``bpe.tokenizer.json``,
+    ``bpe.vocab.json`` + ``bpe.merges.txt``, ``wp.vocab.txt``, ``bpe.tiktoken``); return the files."""
+    return _write(tok, fmt, [folder / f"{label}.{suffix}" for suffix in RUN_SUFFIXES[fmt]])
