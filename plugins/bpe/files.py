@@ -21,7 +21,6 @@ tiktoken ranks (``gpt2.tiktoken``, ``cl100k_base.tiktoken``)
 from __future__ import annotations
 
 import base64
-import json
 import os
 import warnings
 from typing import Any

@@ -242,7 +242,6 @@ def runs_to_csr(keys, sums, n_rows, symmetric, scale, single):
     indices = np.empty(nnz, np.int32)
     values64 = np.empty(0 if single else nnz, np.float64)
     values32 = np.empty(nnz if single else 0, np.float32)
-    inv = 1.0 / scale
     exact = scale == 1.0
     fill = indptr[:n_rows].copy()
     for part in range(2):

@@ -7,7 +7,6 @@ threads, so the product is the same bit for bit on any machine with the same ari
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, prange
 
 

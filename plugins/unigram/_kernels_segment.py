@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import (_HAS_LEAF_BIT, _VALUE_MASK, KIND_BYTE, KIND_NORMAL, KIND_UNUSED, KIND_USER_DEFINED,
+from ._kernels import (_HAS_LEAF_BIT, _VALUE_MASK, KIND_NORMAL, KIND_UNUSED, KIND_USER_DEFINED,
                        _label, _offset, char_len, exact_match, longest_prefix)
 
 # ----------------------------------------------------------------------------------------------------------------
