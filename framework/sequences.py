@@ -98,19 +98,25 @@ class TokenSequences:
                        num_workers: int | None = None) -> "TokenSequences":
         """Encode ``documents`` with a fitted tokenizer (no special tokens added, no truncation) and pack the ids.
 
-        The documents are streamed in batches of ``batch_size`` through ``tokenizer.encode_batch``, so only the
-        ids are held. ``vocab`` is the tokenizer's vocabulary in id order; ``special_ids`` its special tokens.
+        The documents are streamed in batches of ``batch_size`` through ``tokenizer.encode_ids`` (ids only; see
+        :meth:`tokembed.Tokenizer.encode_ids`), so only the ids are held. ``vocab`` is the tokenizer's vocabulary in id order; ``special_ids`` its special tokens.
         """
         n_vocab = tokenizer.get_vocab_size()
         vocab = [tokenizer.id_to_token(i) for i in range(n_vocab)]
         parts: list[np.ndarray] = []
         lengths: list[np.ndarray] = []
         batch: list[str] = []
+        encode_ids = getattr(tokenizer, "encode_ids", None)
 
         def flush() -> None:
-            encs = tokenizer.encode_batch(batch, add_special_tokens=False, num_workers=num_workers)
-            lengths.append(np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs)))
-            parts.extend(e.ids for e in encs)
+            if callable(encode_ids):
+                ids, n = encode_ids(batch)
+                parts.append(np.asarray(ids, dtype=np.int32))
+                lengths.append(np.asarray(n, dtype=np.int64))
+            else:  # a tokenizer written before encode_ids existed
+                encs = tokenizer.encode_batch(batch, add_special_tokens=False, num_workers=num_workers)
+                lengths.append(np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs)))
+                parts.extend(e.ids for e in encs)
             batch.clear()
 
         for doc in documents:

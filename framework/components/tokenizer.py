@@ -432,6 +432,26 @@ pad_to_multiple_of, padding_side, post_processor
                 self._attach_words(enc, text, pair)
         return batch_result(encodings, opts, return_arrays)
 
+    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of several texts, no special tokens added, packed as CSR arrays: ``(ids int32 (n_tokens,),
+        lengths int64 (n_texts,))``, text ``i`` being the next ``lengths[i]`` ids. Equal to the ids of
+        ``encode_batch(texts, add_special_tokens=False)``; what :meth:`tokembed.sequences.TokenSequences.from_tokenizer`
+        reads a corpus with.
+
+        The default goes through :meth:`encode_batch`; a tokenizer whose model can skip building an
+        :class:`~tokembed.encoding.Encoding` per text (tokens and offsets) overrides it for speed.
+
+        Raises
+        ------
+        NotFittedError, TokembedError
+            As :meth:`encode_batch`.
+        """
+        encodings = self.encode_batch(list(texts), add_special_tokens=False)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        ids = (np.concatenate([e.ids for e in encodings]).astype(np.int32, copy=False) if encodings
+               else np.zeros(0, np.int32))
+        return ids, lengths
+
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
                       workers: int) -> list[Encoding]:
         """Hook of :meth:`encode_batch` (no ``allowed_special``): the post-processed, padded encodings of ``texts``

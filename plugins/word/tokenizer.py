@@ -155,6 +155,36 @@ class WordTokenizer(VocabTokenizer):
         offsets = np.asarray([span for _, span in pieces], dtype=np.int64).reshape(-1, 2)
         return Encoding(arr, self._itos[arr].tolist(), offsets)
 
+    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Ids only, for many texts at once: the Numba scanner gives each piece the id of its distinct word
+        (:func:`tokembed.text.fast.index_words`), and each distinct word is looked up once; no Python string or
+        :class:`Encoding` is made per token. Equal to the ids of ``encode_batch(texts)``.
+
+        Raises
+        ------
+        TokembedError
+            If a word is not in the vocabulary (or spells a special token) and there is no ``unk_token``.
+        """
+        from tokembed.text.fast import index_words
+
+        self._check_is_fitted()
+        texts = list(texts)
+        if not texts:
+            return np.zeros(0, np.int32), np.zeros(0, np.int64)
+        ids, offsets, words = index_words(texts, self._pre_tokenizer, self._normalizer)
+        n_special = len(self.special_tokens_)
+        vocab = self.vocab_
+        table = np.fromiter((vocab.get(w, -1) for w in words.words()), dtype=np.int64, count=len(words))
+        unknown = table < n_special  # a word that spells a special token is plain text, as in encode
+        if unknown.any():
+            if self._unk_id < 0:
+                bad = words.words()[int(np.flatnonzero(unknown)[0])]
+                what = "spells a special token (plain text unless allowed_special lists it)" if vocab.get(bad, -1) \
+                    >= 0 else "is not in the vocabulary"
+                raise TokembedError(f"word: {bad!r} {what} and there is no unk_token")
+            table[unknown] = self._unk_id
+        return table[ids].astype(np.int32), np.diff(offsets)
+
     # -- state ------------------------------------------------------------------------------------------------
     def word_spans(self, text: str) -> np.ndarray:
         """The pre-tokenizer's pieces of ``text`` as code-point spans: each token is one word."""

@@ -148,3 +148,21 @@ def test_no_word_reaching_min_frequency_is_a_warning():
                                                    "frequent: 1\\)"):
         tok = WordTokenizer(min_frequency=3).fit(["hello world"])
     assert tok.get_vocab_size() == 2
+
+
+def test_encode_ids_equals_the_ids_of_encode_batch():
+    import gzip
+    from importlib import resources
+
+    text = gzip.decompress((resources.files("tokembed") / "samples" / "moby-dick.txt.gz").read_bytes()).decode()
+    lines = text.splitlines()[:3000]
+    tok = WordTokenizer(min_frequency=3).fit(lines)
+    extra = ["", "   ", "<unk> <pad> typed as text", "Ünïcödé café 日本語 🐳", "a" * 5000]
+    docs = lines + extra
+    ids, lengths = tok.encode_ids(docs)
+    expected = [e.ids.tolist() for e in tok.encode_batch(docs, add_special_tokens=False)]
+    assert lengths.tolist() == [len(e) for e in expected]
+    assert ids.tolist() == [i for e in expected for i in e]
+    strict = WordTokenizer(unk_token=None).fit(["the whale"])
+    with pytest.raises(TokembedError, match="'sea' is not in the vocabulary and there is no unk_token"):
+        strict.encode_ids(["the sea"])
