@@ -306,6 +306,17 @@ class BPETokenizer(Tokenizer):
         seconds = self._encode_chunks(pairs, workers) if pairs is not None else [None] * len(firsts)
         return opts.pad_batch([opts.process(a, b) for a, b in zip(firsts, seconds)])
 
+    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Ids only (see :meth:`tokembed.Tokenizer.encode_ids`): the kernels' ids, without the tokens and offsets
+        of an :class:`Encoding` per text. With BPE-dropout, through :meth:`encode_batch`."""
+        self._check_is_fitted()
+        texts = list(texts)
+        if self.dropout or not texts:
+            return super().encode_ids(texts)
+        parts = self._model.encode_many(texts)
+        lengths = np.fromiter((len(ids) for ids, _ in parts), dtype=np.int64, count=len(parts))
+        return np.concatenate([ids for ids, _ in parts]).astype(np.int32, copy=False), lengths
+
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
         chunks, lo, size = [], 0, 0
         for hi, text in enumerate(texts, 1):

@@ -208,3 +208,16 @@ def test_contract_for_variants(cls):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_component(cls)
+
+
+@pytest.mark.parametrize("byte_level", [False, True])
+def test_encode_ids_equals_the_ids_of_encode_batch(byte_level):
+    from tokembed.testing import sample_corpus, sample_texts
+
+    docs = sample_corpus()
+    tok = BPETokenizer(vocab_size=400, byte_level=byte_level, unk_token=None if byte_level else "<unk>").fit(docs)
+    texts = docs + sample_texts()
+    ids, lengths = tok.encode_ids(texts)
+    expected = [e.ids.tolist() for e in tok.encode_batch(texts, add_special_tokens=False)]
+    assert lengths.tolist() == [len(e) for e in expected]
+    assert ids.tolist() == [i for e in expected for i in e]
