@@ -58,10 +58,20 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine(args: argparse.Namespace) -> dict[str, str] | None:
+    """The ``engine:`` keys ``--engine`` / ``--scheduler`` set (``--scheduler`` alone implies ``--engine dask``)."""
+    keys = {}
+    if args.engine is not None or args.scheduler is not None:
+        keys["type"] = args.engine or "dask"
+    if args.scheduler is not None:
+        keys["address"] = args.scheduler
+    return keys or None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_recipe
 
-    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args))
+    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args), engine=_engine(args))
     return 0
 
 
@@ -79,7 +89,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .recipe import load_recipe
     from .registry import build_registry
 
-    recipe = load_recipe(args.recipe, overrides=args.set or [], registry=build_registry(blocked=_blocked(args)))
+    recipe = load_recipe(args.recipe, overrides=args.set or [], registry=build_registry(blocked=_blocked(args)),
+                         engine=_engine(args))
     print(f"{args.recipe}: OK ({recipe.describe()})")
     return 0
 
@@ -147,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="override a recipe value, e.g. --set tokenizers.bpe.vocab_size=16000 (repeatable)")
         if name == "run":
             p.add_argument("--out", metavar="DIR", help="output folder (overrides the recipe's `output:`)")
+        p.add_argument("--engine", choices=["local", "dask"],
+                       help="where corpus statistics are counted (sets engine.type; dask: a local cluster of 2 "
+                            "workers unless --scheduler or engine.address names one; docs/scale.md)")
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (sets engine.address; implies "
+                            "--engine dask)")
         p.set_defaults(func=func)
 
     p = sub.add_parser("compare", help="train, load and compare the tokenizers of a compare: recipe side by side")

@@ -52,6 +52,7 @@ def run_recipe(
     blocked: Sequence[str] = (),
     registry=None,
     quiet: bool = False,
+    engine: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run a recipe end to end and write the run folder.
 
@@ -69,6 +70,9 @@ def run_recipe(
         A registry to use instead of building one.
     quiet : bool
         No progress bars and no printed summary.
+    engine : dict, optional
+        ``engine:`` keys to set (``{"type": "dask", "address": ...}``: ``--engine`` / ``--scheduler``); see
+        :func:`tokembed.recipe.load_recipe`.
 
     Raises
     ------
@@ -81,7 +85,7 @@ def run_recipe(
     from .registry import build_registry
 
     reg = registry if registry is not None else build_registry(blocked=blocked)
-    recipe = load_recipe(path, overrides=overrides, out=out, registry=reg)
+    recipe = load_recipe(path, overrides=overrides, out=out, registry=reg, engine=engine)
     if getattr(recipe, "compare", None) is not None:
         raise RecipeError(
             f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
@@ -111,22 +115,26 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs: list[str] | None = None
     n_bytes = 0
-    for spec in recipe.tokenizers:
-        with stage(spec, corpus_at=corpus_at):
-            tok = recipe.build(spec)
-            with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
-                tok.fit(progress(corpus, f"fit {spec.label}", quiet))
-            tok.save(out_dir / f"{spec.label}.tokembed.json")
-            result.tokenizers[spec.label] = tok
-            if docs is None:  # read once, after the first fit, and shared by every tokenizer's evaluation
-                docs = list(corpus)
-                n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
-            with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
-                result.metrics[spec.label] = tokenizer_metrics(
-                    tok, progress(docs, f"evaluate {spec.label}", quiet), registry=reg
-                )
-        # written after each tokenizer, so a later failure keeps what was measured (in <out>.incomplete)
-        atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
+    engine = recipe.engine.open() if recipe.engine is not None and recipe.tokenizers else None
+    with engine if engine is not None else _nothing():
+        if engine is not None:
+            with timer.step(f"start engine {engine.type}"):
+                engine.start()
+        for spec in recipe.tokenizers:
+            with stage(spec, corpus_at=corpus_at):
+                tok = recipe.build(spec)
+                _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
+                tok.save(out_dir / f"{spec.label}.tokembed.json")
+                result.tokenizers[spec.label] = tok
+                if docs is None:  # read once, after the first fit, and shared by every tokenizer's evaluation
+                    docs = list(corpus)
+                    n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
+                with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
+                    result.metrics[spec.label] = tokenizer_metrics(
+                        tok, progress(docs, f"evaluate {spec.label}", quiet), registry=reg
+                    )
+            # written after each tokenizer, so a later failure keeps what was measured (in <out>.incomplete)
+            atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
     sequences = _Sequences(result, docs, quiet)
     if recipe.vectorizers is not None:
@@ -141,6 +149,22 @@ def _run(recipe, reg, out_dir: Path, quiet: bool) -> RunResult:
     result.timings = timer.table
     atomic_write_json(out_dir / "timings.json", timer.table)
     return result
+
+
+def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:
+    """Fit one tokenizer. With an engine (``engine:`` in the recipe) and a tokenizer that fits from partial counts,
+    the corpus is counted on the engine (``partial_counts`` of each partition, merged in corpus order) and the
+    tokenizer fitted from the merged counts (``fit_counts``), the step's timings naming the engine, its workers
+    and partitions; otherwise ``fit`` reads the streamed corpus."""
+    name = f"fit tokenizer {label}"
+    on_engine = engine is not None and tok.fits_on_counts()
+    with timer.step(name, corpus_bytes):
+        if on_engine:
+            tok.fit_counts(engine.count(tok.partial_counts, corpus, label=f"count {label}", quiet=quiet))
+        else:
+            tok.fit(progress(corpus, f"fit {label}", quiet))
+    if on_engine and engine.last_stats is not None:
+        timer.table[name].update(engine.last_stats.as_dict())
 
 
 class _Sequences:
