@@ -45,8 +45,9 @@ def dask_missing() -> str | None:
             "installed: pip install 'tokembed[dask]'")
 
 
-def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
-    """A ``distributed.Client`` connected to the scheduler at ``address``.
+def connect(address: str, timeout: float | None = None) -> Any:
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (waiting ``timeout`` seconds, by default
+    :data:`CONNECT_TIMEOUT`).
 
     Raises
     ------
@@ -58,6 +59,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
         raise EngineError(missing)
     from distributed import Client
 
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
     try:
         return Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -215,8 +217,7 @@ class DaskEngine(Engine):
                 above_spans.append((first, last))
             merges.extend(above)
             below, spans = above, above_spans
-        root = below[0]
-        del below, above  # the client holds the futures in leaves/merges until they are done
+        root = below[0]  # the client holds the other futures in leaves / merges until they are done
         order = {fut.key: n for n, fut in enumerate([*leaves, *merges])}
         try:
             for fut in as_completed([*leaves, *merges], loop=client.loop):

@@ -141,11 +141,12 @@ def load_recipe_string(
     overrides: Iterable[str] = (),
     out: str | os.PathLike | None = None,
     registry: Any = None,
+    engine: Mapping[str, Any] | None = None,
 ) -> Recipe:
     """Like :func:`load_recipe`, for recipe text: ``source`` names it in messages and relative corpus paths are
     resolved against ``base_dir``. The result's ``path`` is None."""
     return _load(text, source=source, base_dir=Path(base_dir), path=None, overrides=overrides, out=out,
-                 registry=registry)
+                 registry=registry, engine=engine)
 
 
 def _load(text: str, *, source: str, base_dir: Path, path: Path | None, overrides: Iterable[str], out: Any,
