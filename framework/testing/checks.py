@@ -20,6 +20,7 @@ from ._support import (  # the shared helpers, private
     _BASES,
     _apply,
     _artifact_bytes,
+    _artifact_path,
     _as_array,
     _defaults,
     _fail,
@@ -198,7 +199,7 @@ def check_save_load_roundtrip(cls: type, fit_data: Any = None, inputs: Any = Non
                 or art.get("type") != cls.name:
             _fail(cls, "the saved artifact does not carry format 'tokembed', its kind and its type (name)")
         try:
-            loaded = cls.load(tmp_path / "first.tokembed.json")
+            loaded = cls.load(_artifact_path(tmp_path, "first"))
         except TokembedError as exc:
             _fail(cls, f"load of its own artifact raised {type(exc).__name__}: {exc}")
         if type(loaded) is not cls:
@@ -233,8 +234,8 @@ def check_load_rejects_broken(cls: type, fit_data: Any = None, inputs: Any = Non
             "unknown format version": dumps_json({**art, "format_version": 10**6}).encode("utf-8", "surrogatepass"),
             "not an artifact": b'{"hello": "world"}\n',
         }
-        for label, content in cases.items():
-            path = tmp_path / f"{label.replace(' ', '-')}.tokembed.json"
+        for label, content in cases.items():  # beside the good artifact, so its arrays file is found
+            path = _artifact_path(tmp_path, "good").with_name(f"{label.replace(' ', '-')}.tokembed.json")
             if content is not None:
                 path.write_bytes(content)
             try:

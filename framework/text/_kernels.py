@@ -6,7 +6,8 @@ compile time for no speed):
 
 - :func:`scan_spans` emits the code-point spans of the pieces of one text (``PreTokenizer.spans``);
 - :func:`count_pieces` counts the pieces of many documents in a hand-written open-addressing hash table
-  (piece bytes -> count); the same kernel merges tables (``MODE_WHOLE``: every document is one piece, weighted).
+  (piece bytes -> count), optionally recording the word id of every piece (a corpus as ids per document); the
+  same kernel merges tables (``MODE_WHOLE``: every document is one piece, weighted).
 
 Input is the UTF-8 encoding of Python strings with ``surrogatepass`` (lone surrogates are 3-byte sequences), so
 it is always well formed and every document boundary falls between characters; the decoder does not validate.
@@ -24,6 +25,9 @@ Scanning rules (``table`` maps a code point to a class; it is built in :mod:`tok
     character when that run has two or more characters and is followed by a non-space (the lookahead).
 ``MODE_WHOLE``
     Every non-empty document is one piece.
+``MODE_LONG_RUNS``
+    The pieces of ``MODE_RUNS`` of at least two code points; shorter runs are dropped. This is ``sklearn``
+    (scikit-learn's ``\\b\\w\\w+\\b``).
 
 No function here allocates or re-assigns an array: when an output is full the kernel saves where it stopped in
 ``state`` and returns :data:`NEED_ROOM`; the caller grows the arrays and calls again, and the scan resumes at the
@@ -38,6 +42,7 @@ from numba import njit
 MODE_RUNS = 0
 MODE_GPT2 = 1
 MODE_WHOLE = 2
+MODE_LONG_RUNS = 3
 
 GPT2_SPACE = 0
 GPT2_LETTER = 1
@@ -47,13 +52,15 @@ GPT2_OTHER = 3
 DONE = 0
 NEED_ROOM = 1
 
-# count_pieces state: words stored, pool bytes used, document and byte position to resume at, rebuild-slots flag
+# count_pieces state: words stored, pool bytes used, document and byte position to resume at, rebuild-slots flag,
+# piece ids recorded
 S_WORDS = 0
 S_POOL = 1
 S_DOC = 2
 S_POS = 3
 S_REHASH = 4
-COUNT_STATE_SIZE = 5
+S_OUT = 5
+COUNT_STATE_SIZE = 6
 
 # scan_spans state: byte position and code point index to resume at, spans written
 P_POS = 0
@@ -188,8 +195,13 @@ def _next_piece(buf, i, ci, end, mode, isolate, table):
         if i >= end:
             return -1, i, ci, ci
         return _gpt2_piece(buf, i, ci, end, table)
-    if mode == MODE_RUNS:
-        return _runs_piece(buf, i, ci, end, isolate, table)
+    if mode == MODE_RUNS or mode == MODE_LONG_RUNS:
+        while True:  # one call site, so _runs_piece is inlined once
+            s, e, cs, ce = _runs_piece(buf, i, ci, end, isolate, table)
+            if s < 0 or mode == MODE_RUNS or ce - cs >= 2:
+                return s, e, cs, ce
+            i = e
+            ci = ce
     if i >= end:
         return -1, i, ci, ci
     return i, end, ci, ci  # MODE_WHOLE (code point offsets unused)
@@ -204,9 +216,9 @@ def scan_spans(buf, mode, isolate, table, out, state):
     buf : ndarray of uint8, shape (n_bytes,)
         The text in UTF-8 (``surrogatepass``).
     mode : int
-        ``MODE_RUNS`` or ``MODE_GPT2``.
+        ``MODE_RUNS``, ``MODE_LONG_RUNS`` or ``MODE_GPT2``.
     isolate : int
-        ``MODE_RUNS`` only: the class whose characters are pieces alone, or -1.
+        ``MODE_RUNS`` and ``MODE_LONG_RUNS`` only: the class whose characters are pieces alone, or -1.
     table : ndarray of uint8, shape (0x110000,)
         Class of every code point.
     out : ndarray of int64, shape (cap, 2)
@@ -244,8 +256,10 @@ def scan_spans(buf, mode, isolate, table, out, state):
 
 
 @njit(cache=True, nogil=True)
-def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, wcount, slots, state):
-    """Add the pieces of documents to an open-addressing hash table of counts (piece bytes -> count).
+def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, wcount, slots, state, piece_ids,
+                 doc_ends):
+    """Add the pieces of documents to an open-addressing hash table of counts (piece bytes -> count), and
+    optionally record the word id of every piece.
 
     Words are numbered in order of first insertion; word ``k`` is ``pool[wend[k]:wend[k + 1]]``. A probe compares
     the stored 64-bit hash (FNV-1a over the bytes, then a multiplicative mix) and then the bytes exactly.
@@ -270,13 +284,19 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
         Word id per slot, -1 for empty; at most half full.
     state : ndarray of int64, shape (COUNT_STATE_SIZE,)
         ``S_WORDS`` words stored, ``S_POOL`` pool bytes used, ``S_DOC``/``S_POS`` where to resume (0, 0 at
-        first), ``S_REHASH`` non-zero to rebuild ``slots`` from ``whash`` first (after ``slots`` was replaced).
+        first), ``S_REHASH`` non-zero to rebuild ``slots`` from ``whash`` first (after ``slots`` was replaced),
+        ``S_OUT`` piece ids recorded so far (0 at first).
+    piece_ids : ndarray of int32, shape (ids_cap,) or (0,)
+        Receives the word id of every piece, in order; empty means "do not record".
+    doc_ends : ndarray of int64, shape (n_docs,) or (0,)
+        When recording: ``doc_ends[d]`` receives the number of pieces recorded up to the end of document ``d``.
 
     Returns
     -------
     int
         ``DONE``, or ``NEED_ROOM`` when a new word does not fit (grow ``pool``, the word arrays or ``slots``,
-        keep their contents, set ``S_REHASH`` if ``slots`` changed, call again).
+        keep their contents, set ``S_REHASH`` if ``slots`` changed, call again) or ``piece_ids`` is full (grow it,
+        keep its contents, call again).
     """
     n_words = state[S_WORDS]
     used = state[S_POOL]
@@ -295,6 +315,9 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
     pool_cap = pool.shape[0]
     n_docs = bounds.shape[0] - 1
     weighted = weights.shape[0] > 0
+    record = piece_ids.shape[0] > 0
+    ids_cap = piece_ids.shape[0]
+    n_out = state[S_OUT]
     d = state[S_DOC]
     i = state[S_POS]
     while d < n_docs:
@@ -306,6 +329,13 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
             s, e, _, _ = _next_piece(buf, i, np.int64(0), end, mode, isolate, table)
             if s < 0:
                 break
+            if record and n_out >= ids_cap:
+                state[S_WORDS] = n_words
+                state[S_POOL] = used
+                state[S_DOC] = d
+                state[S_POS] = s
+                state[S_OUT] = n_out
+                return NEED_ROOM
             h = _FNV_OFFSET
             for p in range(s, e):
                 h = (h ^ np.int64(buf[p])) * _FNV_PRIME
@@ -321,6 +351,7 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
                         state[S_POOL] = used
                         state[S_DOC] = d
                         state[S_POS] = s
+                        state[S_OUT] = n_out
                         return NEED_ROOM
                     for p in range(length):
                         pool[used + p] = buf[s + p]
@@ -329,6 +360,9 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
                     whash[n_words] = h
                     wcount[n_words] = w
                     slots[j] = n_words
+                    if record:
+                        piece_ids[n_out] = n_words
+                        n_out += 1
                     n_words += 1
                     break
                 if whash[k] == h and wend[k + 1] - wend[k] == length:
@@ -340,12 +374,18 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
                             break
                     if same:
                         wcount[k] += w
+                        if record:
+                            piece_ids[n_out] = k
+                            n_out += 1
                         break
                 j = (j + 1) & mask
             i = e
+        if record:
+            doc_ends[d] = n_out
         d += 1
     state[S_WORDS] = n_words
     state[S_POOL] = used
     state[S_DOC] = n_docs
     state[S_POS] = 0
+    state[S_OUT] = n_out
     return DONE

@@ -1,8 +1,8 @@
 """Fast pre-tokenization and one-pass word counting with the Numba scanner of ``text/_kernels.py``.
 
-The built-in pre-tokenizers ``whitespace_split``, ``word_punct``, ``bert`` and ``gpt2`` are character-class
-scanners: each is a lookup table from code point to class plus a small rule (runs of one class; GPT-2's pattern).
-This module builds the four tables once for the whole Unicode range (from ``regex``, ``unicodedata`` and
+The built-in pre-tokenizers ``whitespace_split``, ``word_punct``, ``bert``, ``sklearn`` and ``gpt2`` are
+character-class scanners: each is a lookup table from code point to class plus a small rule (runs of one class;
+runs of at least two characters; GPT-2's pattern). This module builds the five tables once for the whole Unicode range (from ``regex``, ``unicodedata`` and
 ``str.isspace``, exactly the definitions the reference path in :mod:`tokembed.text.pre_tokenizers` uses), keeps
 them on disk, and drives the kernels:
 
@@ -10,6 +10,8 @@ them on disk, and drives the kernels:
 - :func:`count_words` -- counts of the pieces of a corpus, scanned from UTF-8 bytes into a hash table inside
   Numba without a Python string per piece, chunks counted by several threads (the kernels release the GIL) and
   merged in input order.
+- :func:`index_words` -- the same pass, returning every document as ids into the table of distinct pieces (what a
+  vectorizer with its own pre-tokenizer needs: CSR-packed ids, no Python string per piece).
 - :func:`warmup` -- compile (or load from Numba's cache) every kernel and load the tables.
 
 ``TOKEMBED_PURE_PYTHON=1`` in the environment switches all of it off: the ``regex``/NumPy reference path runs
@@ -44,6 +46,7 @@ from tokembed.text.pre_tokenizers import (
     GPT2,
     Bert,
     PreTokenizer,
+    SklearnWords,
     WhitespaceSplit,
     WholeText,
     WordPunct,
@@ -51,16 +54,17 @@ from tokembed.text.pre_tokenizers import (
     register_fast_path,
 )
 
-__all__ = ["WordCounts", "count_words", "fast_spans", "class_tables", "is_enabled", "kernels_loaded", "warmup"]
+__all__ = ["WordCounts", "count_words", "index_words", "fast_spans", "class_tables", "is_enabled", "kernels_loaded", "warmup"]
 
 #: Rows of :func:`class_tables`.
 ROW_WHITESPACE_SPLIT = 0
 ROW_WORD_PUNCT = 1
 ROW_BERT = 2
 ROW_GPT2 = 3
-_N_ROWS = 4
+ROW_SKLEARN = 4
+_N_ROWS = 5
 #: Bump when the class definitions below change, so that a stale table on disk is not used.
-_TABLE_FORMAT = 1
+_TABLE_FORMAT = 2
 
 _DEFAULT_CHUNK_BYTES = 1 << 20
 
@@ -98,13 +102,13 @@ def kernels_loaded() -> bool:
 
 
 def _build_class_tables() -> np.ndarray:
-    """Compute the four class tables for all 0x110000 code points (about 0.3 s)."""
+    """Compute the five class tables for all 0x110000 code points (about 0.3 s)."""
     everything = np.arange(N_CODEPOINTS, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
 
-    def matching(pattern: str) -> np.ndarray:
+    def matching(pattern: str, engine: Any = regex) -> np.ndarray:
         # The properties are per character, so the runs of one pattern over all code points in order give the set.
         mask = np.zeros(N_CODEPOINTS, dtype=bool)
-        for m in regex.finditer(pattern + "+", everything):
+        for m in engine.finditer(pattern + "+", everything):
             mask[m.start() : m.end()] = True
         return mask
 
@@ -129,6 +133,7 @@ def _build_class_tables() -> np.ndarray:
     tables[ROW_WHITESPACE_SPLIT] = np.where(isspace, 0, 1)
     tables[ROW_WORD_PUNCT] = np.where(word, 1, np.where(space, 0, 2))
     tables[ROW_BERT] = np.where(white, 0, np.where(punct | cjk, 2, 1))
+    tables[ROW_SKLEARN] = matching(r"\w", re)  # Python's re, as scikit-learn's token_pattern
     tables[ROW_GPT2] = np.where(
         letter, k.GPT2_LETTER, np.where(number, k.GPT2_NUMBER, np.where(space, k.GPT2_SPACE, k.GPT2_OTHER))
     )
@@ -180,12 +185,13 @@ def class_tables() -> np.ndarray:
 
     Returns
     -------
-    ndarray of uint8, shape (4, 0x110000), read-only
+    ndarray of uint8, shape (5, 0x110000), read-only
         Row ``ROW_WHITESPACE_SPLIT``: 0 for ``str.isspace``, else 1. Row ``ROW_WORD_PUNCT``: 1 for ``regex``'s
         ``\\w``, else 0 for ``\\s``, else 2. Row ``ROW_BERT``: 0 for Unicode ``White_Space``, 2 for BERT's
         punctuation (ASCII 33-47, 58-64, 91-96, 123-126, or ``unicodedata`` category P*) and CJK ideographs, else
         1. Row ``ROW_GPT2``: the kernels' ``GPT2_LETTER`` (``\\p{L}``), ``GPT2_NUMBER`` (``\\p{N}``),
-        ``GPT2_SPACE`` (``\\s``), else ``GPT2_OTHER``. Lone surrogates fall in the last class of each row.
+        ``GPT2_SPACE`` (``\\s``), else ``GPT2_OTHER``. Row ``ROW_SKLEARN``: 1 for Python ``re``'s ``\\w``, else 0.
+        Lone surrogates fall in the last class of each row.
     """
     global _tables
     tables = _tables
@@ -209,6 +215,7 @@ _SCANNERS: dict[type, tuple[str, int, int]] = {
     WordPunct: ("MODE_RUNS", -1, ROW_WORD_PUNCT),
     WhitespaceSplit: ("MODE_RUNS", -1, ROW_WHITESPACE_SPLIT),
     Bert: ("MODE_RUNS", 2, ROW_BERT),
+    SklearnWords: ("MODE_LONG_RUNS", -1, ROW_SKLEARN),
     GPT2: ("MODE_GPT2", -1, ROW_GPT2),
     WholeText: ("MODE_WHOLE", -1, ROW_GPT2),
 }
@@ -237,7 +244,7 @@ def fast_spans(pre_tokenizer: PreTokenizer, text: str) -> np.ndarray | None:
     Parameters
     ----------
     pre_tokenizer : PreTokenizer
-        ``whitespace_split``, ``word_punct``, ``bert`` or ``gpt2`` give spans; any other stage (``regex``,
+        ``whitespace_split``, ``word_punct``, ``bert``, ``sklearn`` or ``gpt2`` give spans; any other stage (``regex``,
         ``identity``, a subclass) gives None, as does :func:`is_enabled` being False.
     text : str
 
@@ -386,15 +393,24 @@ class _Table:
         self.state = np.zeros(k.COUNT_STATE_SIZE, dtype=np.int64)
 
     def add(self, buf: np.ndarray, bounds: np.ndarray, weights: np.ndarray, mode: int, isolate: int,
-            table: np.ndarray) -> None:
+            table: np.ndarray, record: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
         """Add the pieces of the documents ``buf[bounds[d]:bounds[d + 1]]`` (each weighted, unless ``weights`` is
-        empty)."""
+        empty). With ``record``, return the word id of every piece (int32) and the number of pieces up to the end
+        of each document (int64, shape (n_docs,))."""
         k = _kernels()
         st = self.state
         st[k.S_DOC] = 0
         st[k.S_POS] = 0
+        st[k.S_OUT] = 0
+        n_docs = bounds.shape[0] - 1
+        # every piece holds at least one byte, so this is enough room unless the documents are empty
+        piece_ids = np.empty(max(1, int(bounds[-1] - bounds[0])) if record else 0, dtype=np.int32)
+        doc_ends = np.zeros(n_docs if record else 0, dtype=np.int64)
         while k.count_pieces(buf, bounds, weights, mode, isolate, table, self.pool, self.wend, self.whash,
-                             self.wcount, self.slots, st) == k.NEED_ROOM:
+                             self.wcount, self.slots, st, piece_ids, doc_ends) == k.NEED_ROOM:
+            if record and int(st[k.S_OUT]) >= piece_ids.shape[0]:
+                piece_ids = _grown(piece_ids, 2 * piece_ids.shape[0], int(st[k.S_OUT]))
+                continue
             n = int(st[k.S_WORDS])
             if n >= self.whash.shape[0]:
                 cap = 4 * self.whash.shape[0] if n < 1 << 20 else 2 * self.whash.shape[0]
@@ -405,9 +421,13 @@ class _Table:
                 st[k.S_REHASH] = 1
             else:  # the word did not fit in the pool
                 self.pool = _grown(self.pool, 2 * self.pool.shape[0], int(st[k.S_POOL]))
+        if record:
+            return piece_ids[: int(st[k.S_OUT])], doc_ends
+        return None
 
-    def merge(self, other: _Table) -> None:
-        """Add ``other``'s words with their counts, after this table's words."""
+    def merge(self, other: _Table, record: bool = False) -> np.ndarray | None:
+        """Add ``other``'s words with their counts, after this table's words; with ``record``, return the id here of
+        each of ``other``'s words (int32, shape (len(other),))."""
         k = _kernels()
         n = int(other.state[k.S_WORDS])
         used = int(other.state[k.S_POOL])
@@ -416,7 +436,9 @@ class _Table:
             self.pool = _grown(self.pool, max(need, 2 * self.pool.shape[0]), int(self.state[k.S_POOL]))
         pool = other.pool[:used]
         pool.flags.writeable = False  # the kernels take every text buffer read-only (one compiled signature)
-        self.add(pool, other.wend[: n + 1], other.wcount[:n], k.MODE_WHOLE, -1, class_tables()[ROW_GPT2])
+        got = self.add(pool, other.wend[: n + 1], other.wcount[:n], k.MODE_WHOLE, -1, class_tables()[ROW_GPT2],
+                       record)
+        return None if got is None else got[0]
 
     def result(self) -> WordCounts:
         """The words as code points (via one decode of the pool) with their counts."""
@@ -589,6 +611,122 @@ def count_words(
         return WordCounts(np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int64))
     _loaded = True
     return total.result()
+
+
+def index_words(
+    docs: str | Iterable[str],
+    pre_tokenizer: Any,
+    normalizer: Any = None,
+    *,
+    workers: int = 2,
+    chunk_bytes: int = _DEFAULT_CHUNK_BYTES,
+) -> tuple[np.ndarray, np.ndarray, WordCounts]:
+    """Every document as ids of its pieces, in one pass: :func:`count_words` that also records which word each
+    piece is.
+
+    The scan, the chunks (of whole documents: a document is never cut), the threads and the in-order merge are
+    those of :func:`count_words`; each chunk's ids are mapped to the merged table's ids by one NumPy gather, so no
+    Python object is made per piece.
+
+    Parameters
+    ----------
+    docs, pre_tokenizer, normalizer, workers, chunk_bytes
+        As in :func:`count_words`.
+
+    Returns
+    -------
+    ids : ndarray of int32, shape (n_pieces,)
+        The word id of every piece, documents one after the other.
+    offsets : ndarray of int64, shape (n_docs + 1,)
+        Document ``d`` is ``ids[offsets[d]:offsets[d + 1]]`` (CSR, as :class:`tokembed.sequences.TokenSequences`).
+    words : WordCounts
+        Word ``i`` of the ids with its count; words in order of first occurrence, equal to
+        ``count_words(docs, ...)`` (the same for every ``workers`` and ``chunk_bytes``).
+
+    Raises
+    ------
+    TextStageError, CorpusError
+        As :func:`count_words`.
+    """
+    global _loaded
+    pre = build_pre_tokenizer(pre_tokenizer)
+    norm = build_normalizer(normalizer)
+    for name, value in (("workers", workers), ("chunk_bytes", chunk_bytes)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise TextStageError(f"index_words: {name} must be a positive int, got {value!r}")
+    if isinstance(docs, str):
+        docs = (docs,)
+    spec = _scan_spec(pre) if is_enabled() else None
+    if spec is None:
+        return _index_python(docs, norm, pre)
+    mode, isolate, row = spec
+    table = class_tables()[row]
+    no_weights = np.zeros(0, dtype=np.int64)
+
+    def index_chunk(chunk: tuple[np.ndarray, np.ndarray]) -> tuple[_Table, np.ndarray, np.ndarray]:
+        buf, bounds = chunk
+        counts = _Table(int(bounds[-1] - bounds[0]))
+        piece_ids, doc_ends = counts.add(buf, bounds, no_weights, mode, isolate, table, record=True)
+        return counts, piece_ids, doc_ends
+
+    total: _Table | None = None
+    id_parts: list[np.ndarray] = []
+    end_parts: list[np.ndarray] = []
+    n_pieces = 0
+
+    def take(part: tuple[_Table, np.ndarray, np.ndarray]) -> None:
+        nonlocal total, n_pieces
+        counts, piece_ids, doc_ends = part
+        if total is None:
+            total = counts
+        else:
+            piece_ids = total.merge(counts, record=True)[piece_ids]
+        id_parts.append(piece_ids)
+        end_parts.append(doc_ends + n_pieces)
+        n_pieces += piece_ids.shape[0]
+
+    chunks = _chunks(docs, norm, int(chunk_bytes), whole=True)
+    if workers == 1:
+        for chunk in chunks:
+            take(index_chunk(chunk))
+    else:
+        with ThreadPoolExecutor(max_workers=int(workers), thread_name_prefix="tokembed-index") as pool:
+            pending: deque = deque()
+            for chunk in chunks:
+                pending.append(pool.submit(index_chunk, chunk))
+                if len(pending) > workers:
+                    take(pending.popleft().result())
+            while pending:
+                take(pending.popleft().result())
+    ends = np.concatenate(end_parts) if end_parts else np.zeros(0, np.int64)
+    offsets = np.zeros(ends.shape[0] + 1, dtype=np.int64)
+    offsets[1:] = ends
+    ids = np.concatenate(id_parts) if id_parts else np.zeros(0, np.int32)
+    if total is None:
+        return ids, offsets, WordCounts(np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int64))
+    _loaded = True
+    return ids, offsets, total.result()
+
+
+def _index_python(docs: Iterable[str], norm: Normalizer, pre: PreTokenizer
+                  ) -> tuple[np.ndarray, np.ndarray, WordCounts]:
+    """The reference of :func:`index_words`: a dict from piece to id over the pieces of the regex/NumPy path."""
+    index: dict[str, int] = {}
+    counts: list[int] = []
+    ids: list[int] = []
+    offsets = [0]
+    for position, doc in enumerate(docs):
+        if not isinstance(doc, str):
+            raise CorpusError(f"index_words: documents must be str, got {type(doc).__name__} at index {position}")
+        for piece, _ in pre.pre_tokenize(norm.normalize_str(doc)):
+            i = index.setdefault(piece, len(index))
+            if i == len(counts):
+                counts.append(0)
+            counts[i] += 1
+            ids.append(i)
+        offsets.append(len(ids))
+    words = WordCounts.from_dict(dict(zip(index, counts)))
+    return np.asarray(ids, dtype=np.int32), np.asarray(offsets, dtype=np.int64), words
 
 
 def _count_python(docs: Iterable[str], norm: Normalizer, pre: PreTokenizer) -> WordCounts:

@@ -5,7 +5,7 @@ Every stage has a ``name``, a JSON-able ``spec`` from which :func:`build_pre_tok
 ``(piece, (start, end))``). Pieces are non-empty, in order and non-overlapping; offsets are code-point (Python
 ``str``) indices.
 
-The character-class pre-tokenizers (``whitespace_split``, ``word_punct``, ``bert``) classify each code point once
+The character-class pre-tokenizers (``whitespace_split``, ``word_punct``, ``bert``, ``sklearn``) classify each code point once
 through a lazily filled lookup table and take the runs with NumPy, so no Python loop runs per character; ``gpt2``
 uses ``regex.findall``. That is the reference path (``_spans``). Long texts go to the Numba scanner of
 :mod:`tokembed.text.fast` instead, which gives the same spans: texts of at least :data:`FAST_MIN_CHARS` code points
@@ -18,6 +18,7 @@ long text), and texts of at least :data:`FAST_LOAD_MIN_CHARS` in any case, since
 from __future__ import annotations
 
 import itertools
+import re
 import unicodedata
 from typing import Any, ClassVar
 
@@ -32,18 +33,23 @@ __all__ = [
     "WordPunct",
     "GPT2",
     "Bert",
+    "SklearnWords",
     "WholeText",
     "Regex",
     "PRE_TOKENIZERS",
     "build_pre_tokenizer",
     "GPT2_PATTERN",
     "WORD_PUNCT_PATTERN",
+    "SKLEARN_TOKEN_PATTERN",
 ]
 
 #: GPT-2's pre-tokenization pattern (Radford et al., 2019; openai/gpt-2 ``encoder.py``), for the ``regex`` package.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: The pattern of Hugging Face's ``Whitespace`` pre-tokenizer; ``word_punct`` gives exactly its matches.
 WORD_PUNCT_PATTERN = r"\w+|[^\w\s]+"
+#: scikit-learn's default ``token_pattern`` (``CountVectorizer``, ``TfidfVectorizer``), for Python's ``re`` module;
+#: ``sklearn`` gives exactly its matches.
+SKLEARN_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: Texts with at least this many code points are scanned by the Numba kernels (:func:`tokembed.text.fast.fast_spans`)
 #: once they are loaded; shorter ones take the reference path, which is about as fast there.
 FAST_MIN_CHARS = 20_000
@@ -164,6 +170,28 @@ class WordPunct(PreTokenizer):
 
     def _spans(self, text: str) -> np.ndarray:
         return class_runs(_WORD_PUNCT.classes(text))
+
+
+_RE_WORD = re.compile(r"\w")
+_SKLEARN = CharTable(lambda ch: 1 if _RE_WORD.match(ch) else 0)
+
+
+class SklearnWords(PreTokenizer):
+    """Runs of at least two word characters: the matches of scikit-learn's default ``token_pattern``
+    ``(?u)\\b\\w\\w+\\b``.
+
+    Word characters are those of Python's ``re`` module (``str.isalnum()`` or ``_``), which scikit-learn uses, not
+    the ``regex`` package's wider ``\\w`` of ``word_punct`` (which adds marks and join controls): ``"café"`` written
+    with a combining accent splits before the accent here, as it does in scikit-learn. One-character words and all
+    punctuation are dropped. Example: ``"I saw a cat, 2 cats."`` -> ``saw``, ``cat``, ``cats``.
+    Source: scikit-learn ``sklearn/feature_extraction/text.py`` (``CountVectorizer.token_pattern``).
+    """
+
+    name = "sklearn"
+
+    def _spans(self, text: str) -> np.ndarray:
+        runs = class_runs(_SKLEARN.classes(text))
+        return runs[runs[:, 1] - runs[:, 0] >= 2]
 
 
 _GPT2 = regex.compile(GPT2_PATTERN)
@@ -299,7 +327,7 @@ class Regex(PreTokenizer):
 
 #: Stage name -> class. ``none`` is an alias of ``identity``.
 PRE_TOKENIZERS: dict[str, type[PreTokenizer]] = {
-    **{cls.name: cls for cls in (WhitespaceSplit, WordPunct, GPT2, Bert, WholeText, Regex)},
+    **{cls.name: cls for cls in (WhitespaceSplit, WordPunct, GPT2, Bert, SklearnWords, WholeText, Regex)},
     "none": WholeText,
 }
 

@@ -569,7 +569,7 @@ def test_build_pre_tokenizer_errors(spec, fragment):
     assert isinstance(info.value, TokembedError) and isinstance(info.value, ValueError)
     assert fragment in str(info.value)
     if "unknown pre-tokenizer" in fragment:
-        assert "Available: bert, gpt2, identity, none, regex, whitespace_split, word_punct" in str(info.value)
+        assert "Available: bert, gpt2, identity, none, regex, sklearn, whitespace_split, word_punct" in str(info.value)
 
 
 def test_pre_tokenizer_specs_round_trip():

@@ -8,6 +8,7 @@ filled class table, itself tested against ``regex``, ``str.split`` and Hugging F
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -22,13 +23,13 @@ from hypothesis import strategies as st
 from tokembed.errors import CorpusError, TokembedError
 from tokembed.text import TextStageError, build_pre_tokenizer, pre_tokenizers, split_text
 from tokembed.text import fast
-from tokembed.text.pre_tokenizers import GPT2_PATTERN, WORD_PUNCT_PATTERN
+from tokembed.text.pre_tokenizers import GPT2_PATTERN, SKLEARN_TOKEN_PATTERN, WORD_PUNCT_PATTERN
 
 ROOT = Path(__file__).resolve().parents[2]
 MOBY = ROOT / "framework" / "samples" / "moby-dick.txt.gz"
 MULTILINGUAL = ROOT / "tests" / "fixtures" / "multilingual"
 LANGUAGES = ("en-US", "de-DE", "ru-RU", "ar-MA", "ja-JP", "zh-CN")
-SCANNED = ("whitespace_split", "word_punct", "bert", "gpt2")
+SCANNED = ("whitespace_split", "word_punct", "bert", "gpt2", "sklearn")
 
 pytestmark = pytest.mark.skipif(not fast.is_enabled(), reason="numba is not importable or TOKEMBED_PURE_PYTHON=1")
 
@@ -70,6 +71,8 @@ def regex_spans(name: str, text: str) -> list[tuple[int, int]]:
         return [m.span() for m in regex.finditer(GPT2_PATTERN, text)]
     if name == "word_punct":
         return [m.span() for m in regex.finditer(WORD_PUNCT_PATTERN, text)]
+    if name == "sklearn":  # scikit-learn applies its token_pattern with Python's re
+        return [m.span() for m in re.finditer(SKLEARN_TOKEN_PATTERN, text)]
     if name == "whitespace_split":
         spans, start = [], None
         for i, ch in enumerate(text + " "):
@@ -153,7 +156,7 @@ def test_long_texts_take_the_fast_path_through_the_public_api(monkeypatch, moby)
         assert pre.spans(text).tolist() == pre._spans(text).tolist()
         pieces = pre.pre_tokenize(text)
         assert [p for p, _ in pieces] == [text[s:e] for s, e in pre._spans(text).tolist()]
-    assert calls == [50_000] * 8
+    assert calls == [50_000] * (2 * len(SCANNED))
     # Short texts, custom stages and identity stay on the reference path.
     calls.clear()
     build_pre_tokenizer("gpt2").pre_tokenize(text[: pre_tokenizers.FAST_MIN_CHARS - 1])
@@ -191,11 +194,12 @@ def test_pure_python_switch(monkeypatch):
 
 def test_class_tables_agree_with_the_reference_classifiers_on_every_code_point():
     tables = fast.class_tables()
-    assert tables.shape == (4, 0x110000) and tables.dtype == np.uint8 and not tables.flags.writeable
+    assert tables.shape == (5, 0x110000) and tables.dtype == np.uint8 and not tables.flags.writeable
     everything = np.arange(0x110000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
     # The reference path's own lazily filled tables, forced over every code point.
     for row, table in ((fast.ROW_WHITESPACE_SPLIT, pre_tokenizers._ISSPACE),
-                       (fast.ROW_WORD_PUNCT, pre_tokenizers._WORD_PUNCT), (fast.ROW_BERT, pre_tokenizers._BERT)):
+                       (fast.ROW_WORD_PUNCT, pre_tokenizers._WORD_PUNCT), (fast.ROW_BERT, pre_tokenizers._BERT),
+                       (fast.ROW_SKLEARN, pre_tokenizers._SKLEARN)):
         assert np.array_equal(tables[row], table.classes(everything)), row
     from tokembed.text import _kernels as k
 
@@ -245,6 +249,49 @@ def check_counts(counts: fast.WordCounts, expected: Counter) -> None:
 def test_count_words_equals_counter_for_any_chunking(name, docs, chunk_bytes, workers):
     counts = fast.count_words(docs, name, workers=workers, chunk_bytes=chunk_bytes)
     check_counts(counts, reference_counts(docs, name))
+
+
+def reference_index(docs, pre_tokenizer, normalizer=None):
+    """Ids of pieces in order of first occurrence, written out with a dict."""
+    index: dict[str, int] = {}
+    ids, offsets = [], [0]
+    for doc in docs:
+        for piece, _ in split_text(doc, normalizer, pre_tokenizer):
+            ids.append(index.setdefault(piece, len(index)))
+        offsets.append(len(ids))
+    return ids, offsets, list(index)
+
+
+def check_index(docs, name, **kwargs) -> None:
+    ids, offsets, words = fast.index_words(docs, name, **kwargs)
+    assert ids.dtype == np.int32 and offsets.dtype == np.int64
+    want_ids, want_offsets, want_words = reference_index([docs] if isinstance(docs, str) else docs, name)
+    assert ids.tolist() == want_ids and offsets.tolist() == want_offsets and words.words() == want_words
+    check_counts(words, reference_counts([docs] if isinstance(docs, str) else docs, name))
+
+
+@pytest.mark.parametrize("name", [*SCANNED, "identity"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    docs=st.lists(st.one_of(any_text, st.text(alphabet=st.sampled_from("ab '!\n"), max_size=80)), max_size=6),
+    chunk_bytes=st.integers(1, 64),
+    workers=st.integers(1, 3),
+)
+def test_index_words_equals_a_dict_for_any_chunking(name, docs, chunk_bytes, workers):
+    check_index(docs, name, workers=workers, chunk_bytes=chunk_bytes)
+
+
+def test_index_words_on_the_bundled_book_and_edge_cases(moby):
+    lines = moby.splitlines()
+    for name in ("sklearn", "word_punct"):
+        check_index(lines, name, chunk_bytes=20_000)
+    check_index([], "sklearn")
+    check_index(["", "", "a"], "sklearn")  # no piece at all
+    check_index(["", "x y"], "word_punct", chunk_bytes=1)
+    check_index("one str is one document", "sklearn")
+    # the custom regex stage takes the reference path, with the same result
+    ids, offsets, words = fast.index_words(["a1b22", "22"], {"type": "regex", "pattern": r"\d+"})
+    assert ids.tolist() == [0, 1, 1] and offsets.tolist() == [0, 2, 3] and words.to_dict() == {"1": 1, "22": 2}
 
 
 @pytest.mark.parametrize("name", SCANNED)

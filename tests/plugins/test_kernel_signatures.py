@@ -35,8 +35,9 @@ WordPieceTokenizer.warmup()
 # real calls of every path after the warmups: none may compile another signature
 docs = ["The caf\\u00e9's 2 cats \\u6771\\u4eac ran, then ran again!", "  unwarmed   words\\n\\tand more words  "] * 50
 long_text = " ".join(docs) * 40
-for pre in ("gpt2", "word_punct", "whitespace_split", "bert"):
+for pre in ("gpt2", "word_punct", "whitespace_split", "bert", "sklearn"):
     fast.count_words(docs, pre, workers=2, chunk_bytes=512)
+    fast.index_words(docs, pre, workers=2, chunk_bytes=512)
 for pre in (GPT2(), Bert()):
     fast.fast_spans(pre, long_text)
 for byte_level in (False, True):

@@ -1,0 +1,310 @@
+"""What the three term vectorizers share: parameters, input handling, mergeable statistics, vocabulary, state."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from tokembed.components import Vectorizer
+from tokembed.errors import CorpusError, EmptyVocabularyError, ParameterError, TokembedError
+from tokembed.sequences import TokenSequences
+
+from . import _analysis, _stats
+
+FLOAT_DTYPES = ("float64", "float32")
+INT_DTYPES = ("int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _is_float(value: Any) -> bool:
+    return isinstance(value, (float, np.floating))
+
+
+class TermVectorizer(Vectorizer):
+    """Base of ``bow``, ``tfidf`` and ``onehot``; not registered. Subclasses define ``__init__`` (their parameters,
+    a subset of the ones read here) and ``_output``."""
+
+    path_params: ClassVar[tuple[str, ...]] = ("stop_words", "vocabulary")
+    #: dtypes the ``dtype`` parameter accepts
+    _dtypes: ClassVar[tuple[str, ...]] = FLOAT_DTYPES + INT_DTYPES
+    #: whether the terms are token n-grams (``ngram_range`` is a parameter)
+    _ngrams: ClassVar[bool] = True
+
+    # -- parameters ---------------------------------------------------------------------------------------------
+    def _ngram_range(self) -> tuple[int, int]:
+        return tuple(self.ngram_range) if self._ngrams else (1, 1)  # type: ignore[attr-defined]
+
+    def _validate(self) -> None:
+        """The checks ``fit`` starts with; each problem is a :class:`ParameterError` naming its parameter."""
+        name = self.name
+        for param in ("lowercase", "binary", "use_idf", "smooth_idf", "sublinear_tf"):
+            if hasattr(self, param) and not isinstance(getattr(self, param), bool):
+                raise ParameterError(name, param, f"must be true or false, got {getattr(self, param)!r}")
+        self._pre_tokenizer()
+        if self._ngrams:
+            ngram = self.ngram_range
+            if not (isinstance(ngram, (tuple, list)) and len(ngram) == 2 and all(_is_int(v) for v in ngram)):
+                raise ParameterError(name, "ngram_range", f"must be a pair of ints (min_n, max_n), got {ngram!r}")
+            if not 1 <= ngram[0] <= ngram[1]:
+                raise ParameterError(name, "ngram_range", f"must satisfy 1 <= min_n <= max_n, got {tuple(ngram)!r}")
+        for param in ("min_df", "max_df"):
+            value = getattr(self, param)
+            if _is_int(value):
+                if value < 1:
+                    raise ParameterError(name, param, f"={value!r}: an int counts documents and must be >= 1 (a "
+                                                      "share of documents is a float in [0, 1])")
+            elif _is_float(value):
+                if not 0.0 <= value <= 1.0:
+                    raise ParameterError(name, param, f"={value!r}: a float is a share of documents and must be "
+                                                      "in [0, 1] (a number of documents is an int)")
+            else:
+                raise ParameterError(name, param, f"must be an int (documents) or a float in [0, 1] (a share of "
+                                                  f"documents), got {value!r}")
+        if _is_int(self.min_df) and _is_int(self.max_df) and self.min_df > self.max_df:
+            raise ParameterError(name, None, f"min_df={self.min_df} is above max_df={self.max_df}: no term can be in "
+                                             f"at least {self.min_df} and at most {self.max_df} documents")
+        if self.max_features is not None and (not _is_int(self.max_features) or self.max_features < 1):
+            raise ParameterError(name, "max_features", f"must be an int >= 1 or null, got {self.max_features!r}")
+        if self.stop_words is not None:
+            _analysis.read_word_list(name, "stop_words", self.stop_words)
+        if self.vocabulary is not None:
+            _stats.fixed_vocabulary(name, self.vocabulary, _analysis.read_word_list)
+        if not isinstance(self.dtype, str) or self.dtype not in self._dtypes:
+            raise ParameterError(name, "dtype", f"must be one of {', '.join(self._dtypes)}, got {self.dtype!r}")
+
+    def _pre_tokenizer(self) -> Any:
+        from tokembed.text import build_pre_tokenizer
+
+        try:
+            return build_pre_tokenizer(self.pre_tokenizer)
+        except TokembedError as exc:
+            raise ParameterError(self.name, "pre_tokenizer", f": {exc}") from None
+
+    # -- fitting ------------------------------------------------------------------------------------------------
+    def _start(self) -> None:
+        """Forget what was learned and read the word lists (after ``_validate``)."""
+        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, key)
+        self._counts = _stats.TermCounts()
+        self._stop_list = sorted(set(_analysis.read_word_list(self.name, "stop_words", self.stop_words))) \
+            if self.stop_words is not None else []
+        self._fixed = _stats.fixed_vocabulary(self.name, self.vocabulary, _analysis.read_word_list) \
+            if self.vocabulary is not None else None
+        self._saw_token = False
+        self._saw_raw = False
+        self._lookup_cache: tuple[Any, Any] | None = None
+
+    def fit(self, X: Any) -> "TermVectorizer":
+        """Learn the vocabulary (and the statistics the weighting needs) from the documents ``X``.
+
+        Parameters
+        ----------
+        X : TokenSequences, iterable of token lists, or iterable of str
+            Token sequences from a tokenizer (the fast path: ids, no strings), documents as lists of tokens, or raw
+            documents (lowercased if ``lowercase``, then split by ``pre_tokenizer``). Read once.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ParameterError
+            For an invalid parameter, or ``min_df`` above ``max_df`` once the documents are counted.
+        EmptyVocabularyError
+            If no term is left, naming what removed them (the pre-tokenizer, ``stop_words``, ``min_df``,
+            ``max_df``).
+        CorpusError
+            If ``X`` holds no document.
+        TokembedError
+            If ``X`` is not documents (one str, a matrix, documents of mixed forms).
+        """
+        self._fit_sequences(X)
+        return self
+
+    def fit_transform(self, X: Any) -> Any:
+        """``fit(X).transform(X)``, with raw documents split once."""
+        return self.transform(self._fit_sequences(X))
+
+    def _fit_sequences(self, X: Any, raw: bool = False) -> TokenSequences:
+        """Fit on ``X`` (``raw``: it was split from raw text already); return its token sequences (stop words
+        dropped)."""
+        self._validate()
+        self._start()
+        self._saw_raw = raw
+        seqs = self._sequences(X, fitting=True)
+        if len(seqs) == 0:
+            raise CorpusError(f"{self.name}: fit got no document")
+        self._learn(seqs)
+        self._finish()
+        return seqs
+
+    def partial_fit(self, X: Any) -> "TermVectorizer":
+        """Add the documents ``X`` (a chunk of a corpus) to the statistics and select the vocabulary again.
+
+        The statistics are counts that add up (document frequencies, term frequencies, the number of documents),
+        so fitting chunk after chunk gives exactly the ``vocabulary_`` (and ``idf_``) of one ``fit`` over their
+        concatenation, while only one chunk's tokens are held. The first call on a fresh (or re-``fit``) instance
+        starts the counts; ``fit`` starts them afresh. A loaded artifact holds the selected vocabulary only, not
+        the counts of every term seen, so ``partial_fit`` on it raises :class:`TokembedError`.
+
+        Each call re-selects the vocabulary from all counts (a sort of the terms seen); give chunks of many
+        documents.
+
+        Raises
+        ------
+        As :meth:`fit`; an empty chunk adds nothing.
+        """
+        if getattr(self, "_counts", None) is None:
+            if self.is_fitted():
+                raise TokembedError(f"{self.name}: this vectorizer was loaded from an artifact, which keeps the "
+                                    "selected vocabulary but not the counts partial_fit adds to; fit it again")
+            self._validate()
+            self._start()
+        seqs = self._sequences(X, fitting=True)
+        self._learn(seqs)
+        self._finish()
+        return self
+
+    def _sequences(self, X: Any, fitting: bool = False) -> TokenSequences:
+        """``X`` as token sequences without the stop words; when ``fitting``, note what was seen (for messages)."""
+        seqs, raw = _analysis.to_sequences(self.name, X, self._pre_tokenizer(), self.lowercase)
+        if fitting:
+            self._saw_raw = self._saw_raw or raw
+            self._saw_token = self._saw_token or seqs.n_tokens > 0
+        if self._stop_list:
+            stop = set(self._stop_list)
+            seqs = _analysis.drop_tokens(seqs, np.fromiter((t in stop for t in seqs.vocab), dtype=bool,
+                                                           count=len(seqs.vocab)))
+        return seqs
+
+    def _learn(self, seqs: TokenSequences) -> None:
+        """Add the counts of ``seqs`` (stop words already dropped) to ``self._counts``."""
+        from . import _kernels
+
+        terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
+        rows = self._counts.ids_of(names)
+        indptr, indices, data = _kernels.count_rows(rows[terms] if terms.size else terms, offsets)
+        self._counts.add_counts(indices, data, len(seqs))
+
+    def _finish(self) -> None:
+        """Select the vocabulary from the counts and set the fitted attributes."""
+        counts = self._counts
+        if self._fixed is not None:
+            terms = self._fixed
+            df = np.array([counts.df[counts.index[t]] if t in counts.index else 0 for t in terms], dtype=np.int64)
+        else:
+            if not (counts.df > 0).any():
+                raise EmptyVocabularyError(self._nothing_found())
+            terms, df = _stats.select_vocabulary(self.name, counts, self.min_df, self.max_df, self.max_features)
+        self.vocabulary_ = {t: i for i, t in enumerate(terms)}
+        self.n_docs_ = counts.n_docs
+        self._feature_names = np.array(terms, dtype=object)
+        self._lookup_cache = None
+        self._set_weights(df, counts.n_docs)
+
+    def _nothing_found(self) -> str:
+        if self._stop_list and self._saw_token:
+            shown = ", ".join(repr(w) for w in self._stop_list[:10]) + (", ..." if len(self._stop_list) > 10 else "")
+            return (f"{self.name}: stop_words removed every term (the documents hold only stop words; stop_words: "
+                    f"{shown}); empty vocabulary")
+        if self._saw_raw:
+            spec = self._pre_tokenizer().spec
+            hint = " (the 'sklearn' pattern drops one-character words)" if spec == "sklearn" else ""
+            return f"{self.name}: the pre-tokenizer {spec!r} found no token in the documents{hint}; empty vocabulary"
+        return f"{self.name}: the documents hold no token; empty vocabulary"
+
+    def _set_weights(self, df: np.ndarray, n_docs: int) -> None:
+        """Hook: set the weighting's fitted attributes from the selected terms' document frequencies."""
+
+    # -- transforming -------------------------------------------------------------------------------------------
+    def _columns(self, seqs: TokenSequences) -> tuple[np.ndarray, np.ndarray]:
+        """The column of every term occurrence of ``seqs`` (-1 outside the vocabulary), and the document offsets."""
+        terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
+        cache = self._lookup_cache
+        unigram = self._ngram_range() == (1, 1)
+        if unigram and cache is not None and cache[0] is seqs.vocab:
+            lookup = cache[1]
+        else:
+            vocab = self.vocabulary_
+            lookup = np.fromiter((vocab.get(n, -1) for n in names), dtype=np.int32, count=len(names))
+            if unigram:
+                self._lookup_cache = (seqs.vocab, lookup)
+        return (lookup[terms] if terms.size else terms.astype(np.int32)), offsets
+
+    def _counts_matrix(self, X: Any) -> tuple[Any, TokenSequences]:
+        """Per-document counts over the vocabulary as a CSR matrix with int64 data, and the token sequences."""
+        import scipy.sparse as sp
+
+        from . import _kernels
+
+        seqs = self._sequences(X)
+        cols, offsets = self._columns(seqs)
+        indptr, indices, data = _kernels.count_rows(cols, offsets)
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(seqs), len(self.vocabulary_)))
+        matrix.has_sorted_indices = True
+        return matrix, seqs
+
+    def _cast(self, matrix: Any, dtype: str) -> Any:
+        """``matrix`` with data of ``dtype``; an integer dtype too small for a count is an error naming the term."""
+        target = np.dtype(dtype)
+        if target.kind in "iu" and matrix.nnz:
+            top = int(matrix.data.max())
+            if top > np.iinfo(target).max:
+                at = int(np.argmax(matrix.data))
+                term = self._feature_names[matrix.indices[at]]
+                row = int(np.searchsorted(matrix.indptr, at, side="right") - 1)
+                raise TokembedError(f"{self.name}: the term {term!r} occurs {top} times in document {row}, more "
+                                    f"than dtype {target.name} holds (at most {np.iinfo(target).max}); use a wider "
+                                    "dtype such as int64 or float64")
+        matrix.data = matrix.data.astype(target, copy=False)
+        return matrix
+
+    def get_feature_names_out(self) -> np.ndarray:
+        """The term of each column, an ndarray of str (dtype object) of shape (n_features,), sorted by code point
+        unless a fixed ``vocabulary`` gave the order."""
+        self._check_is_fitted()
+        return self._feature_names.copy()
+
+    # -- state --------------------------------------------------------------------------------------------------
+    def _get_state(self) -> dict[str, Any]:
+        return {"vocabulary": list(self._feature_names), "n_docs": int(self.n_docs_),
+                "stop_words": list(self._stop_list), **self._weights_state()}
+
+    def _weights_state(self) -> dict[str, Any]:
+        return {}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        terms = state["vocabulary"]
+        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms) or len(set(terms)) != len(terms):
+            raise ValueError("vocabulary must be a list of distinct str")
+        self._counts = None
+        self._stop_list = [str(w) for w in state["stop_words"]]
+        self._fixed = None
+        self._lookup_cache = None
+        self._saw_raw = self._saw_token = False
+        self.vocabulary_ = {t: i for i, t in enumerate(terms)}
+        self.n_docs_ = int(state["n_docs"])
+        self._feature_names = np.array(terms, dtype=object)
+        self._set_weights_state(state)
+
+    def _set_weights_state(self, state: dict[str, Any]) -> None:
+        pass
+
+    @classmethod
+    def warmup(cls) -> None:
+        """Compile (or load from Numba's cache) the kernels, on tiny input."""
+        from tokembed.text import fast
+
+        from . import _kernels
+
+        ids = np.array([0, 1, 0], dtype=np.int32)
+        offsets = np.array([0, 2, 3], dtype=np.int64)
+        _kernels.ngram_features(ids, offsets, 1, 2)
+        indptr, _, data = _kernels.count_rows(ids, offsets)
+        _kernels.normalize_rows(indptr, data.astype(np.float64), False)
+        fast.index_words(["warm up"], "sklearn", workers=1)
