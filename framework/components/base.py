@@ -127,7 +127,8 @@ class Component:
         frequencies, co-occurrences): the corpus-statistics engine (:mod:`tokembed.engine`) then counts the parts
         of a corpus apart, on threads or a Dask cluster, and merges them in corpus order.
 
-        The result must be picklable (it travels between processes) and have ``merge(other)``, returning the
+        It must not change the instance (threads count parts with one instance at the same time). The result
+        must be picklable (it travels between processes) and have ``merge(other)``, returning the
         counts of ``X`` followed by ``other``'s data; merging must be associative, and counts of an empty part
         must change nothing. The rule the contract suite checks: ``fit_counts(partial_counts(a).merge(
         partial_counts(b)))`` learns exactly what ``fit(a + b)`` learns (the same artifact bytes). Results must not

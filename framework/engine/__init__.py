@@ -27,6 +27,7 @@ from ..errors import EngineError
 from .base import (
     DEFAULT_FAN_IN,
     CountDocuments,
+    CountTokens,
     Counted,
     Engine,
     EngineStats,
@@ -36,7 +37,8 @@ from .base import (
 )
 from .local import LocalEngine
 
-__all__ = ["Engine", "LocalEngine", "DaskEngine", "EngineStats", "CountDocuments", "Counted", "ListPartition",
+__all__ = ["Engine", "LocalEngine", "DaskEngine", "EngineStats", "CountDocuments", "CountTokens", "Counted",
+           "ListPartition",
            "ENGINE_TYPES", "DEFAULT_PARTITION_MB", "open_engine", "merge_counts", "tree_levels", "dask_missing"]
 
 #: The ``engine.type`` values of a recipe.

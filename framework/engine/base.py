@@ -7,6 +7,7 @@ module reference (never as ``__main__`` functions or closures).
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -14,7 +15,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import EngineError, TokembedError
 
-__all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "Counted", "merge_counts",
+__all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "CountTokens", "Counted",
+           "merge_counts",
            "tree_levels", "count_leaf", "merge_nodes", "describe_partition", "failure", "DEFAULT_FAN_IN", "MB"]
 
 MB = 1 << 20
@@ -93,11 +95,43 @@ class CountDocuments:
         value = self.count_fn(docs)
         return Counted(value, docs.n)
 
-    def warm(self) -> None:
-        """Count a few documents twice and merge the counts: compiles (or loads from Numba's cache) every kernel
-        that counting and merging use."""
-        first = self.count_fn(list(WARMUP_DOCS))
-        merge_counts(first, self.count_fn(list(WARMUP_DOCS[::-1])))
+    def warm(self, part: Any = None) -> None:
+        """Count the first two documents of ``part`` (default: a few sample sentences) twice and merge the counts:
+        compiles (or loads from Numba's cache) every kernel that counting and merging use."""
+        docs = list(WARMUP_DOCS)
+        if isinstance(part, ListPartition):
+            docs = list(part.docs[:2])
+        elif part is not None:
+            docs = list(itertools.islice(self.corpus.read_partition(part), 2)) or docs
+        merge_counts(self.count_fn(docs), self.count_fn(docs[::-1]))
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """The warm-up task: ``task.warm(part)``."""
+
+    task: CountDocuments
+    part: Any = None
+
+    def __call__(self) -> None:
+        self.task.warm(self.part)
+
+
+@dataclass(frozen=True)
+class CountTokens:
+    """``count_fn`` over documents encoded by ``tokenizer`` (a fitted one, shipped to the workers), as the
+    :class:`~tokembed.sequences.TokenSequences` a vectorizer of a recipe fits on; without a tokenizer, over the
+    documents themselves."""
+
+    count_fn: Callable[[Any], Any]
+    tokenizer: Any = None
+
+    def __call__(self, docs: Iterable[str]) -> Any:
+        if self.tokenizer is None:
+            return self.count_fn(list(docs))
+        from ..sequences import TokenSequences
+
+        return self.count_fn(TokenSequences.from_tokenizer(self.tokenizer, list(docs)))
 
 
 def tree_levels(n: int, fan_in: int = DEFAULT_FAN_IN) -> list[list[range]]:
@@ -304,7 +338,7 @@ class Engine:
         task = CountDocuments(count_fn, None if isinstance(corpus, (list, tuple)) else corpus)
         bar = Progress(label, sum(p.nbytes for p in parts), len(parts), quiet)
         try:
-            counted = self.map_reduce(task, parts, merge_counts, warm=task.warm, progress=bar)
+            counted = self.map_reduce(task, parts, merge_counts, warm=WarmUp(task, parts[0]), progress=bar)
         finally:
             bar.close()
         if counted.documents == 0:
@@ -319,7 +353,8 @@ class Engine:
 def _list_partitions(docs: Sequence[str], target: int, minimum: int) -> list[ListPartition]:
     """Consecutive slices of documents already in memory, of about ``target`` bytes, at least ``minimum`` of
     them when there are enough documents."""
-    sizes = [len(d.encode("utf-8", "surrogatepass")) if isinstance(d, str) else 0 for d in docs]
+    sizes = [len(d.encode("utf-8", "surrogatepass")) if isinstance(d, str) else sum(len(t) + 1 for t in d)
+             for d in docs]  # documents, or documents as token lists
     total = sum(sizes)
     target = max(1, min(target, -(-total // max(1, minimum)) if total else target))
     out: list[ListPartition] = []

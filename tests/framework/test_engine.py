@@ -123,6 +123,26 @@ def test_count_documents_is_picklable_by_reference():
     assert merge_counts.__module__ == "tokembed.engine.base"
 
 
+def test_cooccurrence_and_tfidf_counts_merge_exactly_through_the_tree():
+    """The vectorizers' partial counts (integer-scaled 1/d co-occurrence sums, document frequencies) merged by the
+    tree over 16 partitions equal one pass, bit for bit."""
+    import numpy as np
+
+    from tokembed.plugins.cooccurrence.vectorizer import CooccurrenceVectorizer
+    from tokembed.plugins.tfidf.vectorizer import TfidfVectorizer
+
+    docs = [d.split() for d in sample_corpus(40_000)]
+    engine = LocalEngine(partition_mb=0.002)
+    assert len(engine.partitions(docs)) >= 16  # paragraphs of about 2 KB each
+    cooc = CooccurrenceVectorizer(window=7).fit(docs)  # pass 1 (the vocabulary) on the whole corpus
+    whole, merged = cooc.partial_counts(docs), engine.count(cooc.partial_counts, docs)
+    assert np.array_equal(whole.keys, merged.keys) and np.array_equal(whole.sums, merged.sums)
+    assert (cooc.matrix_ != CooccurrenceVectorizer(window=7).fit(docs).matrix_).nnz == 0
+    tfidf = TfidfVectorizer(min_df=2)
+    a, b = tfidf.partial_counts(docs).terms, engine.count(tfidf.partial_counts, docs).terms
+    assert a.index == b.index and np.array_equal(a.df, b.df) and np.array_equal(a.tf, b.tf) and a.n_docs == b.n_docs
+
+
 # -- the recipe section ---------------------------------------------------------------------------------------------
 _RECIPE = "corpus: {builtin: moby-dick}\ntokenizers:\n  w: {type: word}\n"
 

@@ -108,6 +108,11 @@ tokenizers:
   bpe: {type: bpe, vocab_size: 400, end_of_word_suffix: "</w>"}
   wp: {type: wordpiece, vocab_size: 400}
   chars: {type: char}
+vectorizers:
+  input: words
+  save_matrix: true
+  steps:
+    - {type: tfidf, sublinear_tf: true, min_df: 2}
 """
 
 
@@ -119,10 +124,13 @@ def test_a_recipe_on_the_cluster_writes_the_local_run_s_artifacts_byte_for_byte(
     local = _run(recipe, tmp_path / "local")
     on_dask = _run(recipe, tmp_path / "dask", engine={"type": "dask", "address": cluster.scheduler_address},
                    overrides=["engine.partition_mb=0.01"])
-    assert on_dask == local and len(local) == 6  # 4 tokenizers, metrics.json, the run marker
+    assert on_dask == local
+    assert {"words.tokembed.json", "bpe.tokembed.json", "wp.tokembed.json", "chars.tokembed.json", "metrics.json",
+            "tfidf.tokembed.json", "tfidf.npz"} <= set(local)
     timings = json.loads((tmp_path / "dask" / "timings.json").read_text())
     assert {k: timings["fit tokenizer bpe"][k] for k in ("engine", "workers")} == {"engine": "dask", "workers": 2}
     assert timings["fit tokenizer bpe"]["partitions"] >= 8
+    assert timings["fit vectorizer tfidf"]["engine"] == "dask"  # document frequencies counted on the workers
     resolved = (tmp_path / "dask" / "recipe.resolved.yaml").read_text()
     assert f"engine:\n  type: dask\n  address: {cluster.scheduler_address}\n  partition_mb: 0.01\n" in resolved
 
