@@ -69,15 +69,19 @@ def connect(address: str, timeout: float | None = None) -> Any:
 
 
 def check_cluster(client: Any) -> list[str]:
-    """Problems of a connected cluster: no worker, or workers (or the scheduler) whose tokembed version differs
-    from this process's (``Client.get_versions``)."""
+    """Problems of a connected cluster: workers whose tokembed version differs from this process's
+    (``Client.get_versions``). A scheduler without workers yet is only warned about (workers may join later, or be
+    restarting; a run waits up to :data:`WORKERS_TIMEOUT` seconds for them)."""
+    import warnings
+
     from .._version import __version__
 
     problems: list[str] = []
     versions = client.get_versions(packages=["tokembed"])
     workers = versions.get("workers") or {}
     if not workers:
-        problems.append("the scheduler has no worker yet: start `dask worker ADDRESS` on the machines that count")
+        warnings.warn(f"engine: the scheduler has no worker yet (a run waits {WORKERS_TIMEOUT} s for one): start "
+                      "`dask worker ADDRESS` on the machines that count", stacklevel=2)
     wrong = {addr: (info or {}).get("packages", {}).get("tokembed") for addr, info in workers.items()}
     wrong = {addr: v for addr, v in wrong.items() if v != __version__}
     if wrong:
@@ -242,15 +246,21 @@ class DaskEngine(Engine):
         depend on it, whose error is the same)."""
         from distributed import KilledWorker
 
-        failed = [f for f in (*leaves, *merges) if f.status == "error"] or [fut]
-        first = min(failed, key=lambda f: order[f.key])
+        failed = sorted([f for f in (*leaves, *merges) if f.status == "error"] or [fut], key=lambda f: order[f.key])
+        first = failed[0]
         exc = first.exception()
         what = where.get(first.key, first.key)
         if isinstance(exc, KilledWorker):
+            # Dask counts a death against every task the worker held (running, or queued behind the one that
+            # crashed it), so name each task that reached the limit
+            killed = [f for f in failed if isinstance(f.exception(), KilledWorker)]
+            named = "; ".join(where.get(f.key, f.key) for f in killed[:3]) + (
+                f"; and {len(killed) - 3} more" if len(killed) > 3 else "")
+            them = "it" if len(killed) == 1 else "them (a death counts against every task the worker held)"
             limit = exc.allowed_failures
             last = getattr(exc.last_worker, "address", exc.last_worker)
             raise EngineError(
-                f"{what}: the worker running it died {limit + 1} times (Dask's retry limit, "
+                f"{named}: the worker running {them} died {limit + 1} times (Dask's retry limit, "
                 f"distributed.scheduler.allowed-failures={limit}); the last was {last}. "
                 "A task that kills every worker it runs on usually runs out of memory: lower engine.partition_mb, or "
                 "give the workers more memory") from None
