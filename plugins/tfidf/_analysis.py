@@ -21,8 +21,6 @@ import numpy as np
 from tokembed.errors import ParameterError, TokembedError
 from tokembed.sequences import TokenSequences, as_token_sequences
 
-from . import _kernels
-
 
 def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tuple[TokenSequences, bool]:
     """``X`` as token sequences, and whether it was raw text.
@@ -100,6 +98,8 @@ def term_occurrences(seqs: TokenSequences, ngram_range: tuple[int, int]
     min_n, max_n = ngram_range
     if min_n == max_n == 1:
         return seqs.ids, seqs.offsets, list(seqs.vocab)
+    from . import _kernels  # imports numba: not at module level, so building the registry stays light
+
     terms, offsets, key_tokens, key_offsets = _kernels.ngram_features(seqs.ids, seqs.offsets, int(min_n),
                                                                       int(max_n))
     vocab = seqs.vocab
