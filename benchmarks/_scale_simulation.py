@@ -107,7 +107,8 @@ def simulate(dataset: str = "prose_mix") -> dict:
         node_bytes = min(TB, node_bytes * fan_in)
     root_words = k * TB ** beta
     return {
-        "dataset": dataset, "bytes": total_bytes, "distinct_words": len(whole), "stream_count_seconds": round(stream_s, 2),
+        "dataset": dataset, "bytes": total_bytes, "distinct_words": len(whole),
+        "stream_count_seconds": round(stream_s, 2),
         "partition_sizes": rows,
         "heaps": {"K": round(k, 3), "beta": round(beta, 4)},
         "tree_check": {"partitions": stats.partitions, "depth": stats.depth, "seconds": round(tree_s, 2),

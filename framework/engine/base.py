@@ -17,7 +17,8 @@ from ..errors import EngineError, TokembedError
 
 __all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "CountTokens", "Counted",
            "merge_counts",
-           "tree_levels", "count_leaf", "merge_nodes", "describe_partition", "failure", "DEFAULT_FAN_IN", "MB"]
+           "tree_levels", "count_leaf", "merge_nodes", "describe_partition", "describe_span", "failure",
+           "DEFAULT_FAN_IN", "MB"]
 
 MB = 1 << 20
 #: Partial results merged by one merge task (the tree's branching factor).
@@ -41,6 +42,15 @@ class ListPartition:
         return f"documents {self.start}-{self.end - 1} of the selected lines"
 
 
+def describe_span(parts: Sequence[Any], first: int, last: int) -> str:
+    """``merging partitions 1-4 of 16 (A, bytes 0-9 to A, bytes 27-36)``: the merge task over ``parts[first:last]``."""
+    def what(p: Any) -> str:
+        return p.describe() if hasattr(p, "describe") else repr(p)
+
+    return (f"merging partitions {first + 1}-{last} of {len(parts)} ({what(parts[first])} to "
+            f"{what(parts[last - 1])})")
+
+
 def describe_partition(part: Any, total: int) -> str:
     """``partition 3/16 (data.txt, bytes 0-134217728)``."""
     index = getattr(part, "index", None)
@@ -61,7 +71,7 @@ class Counted:
 
 
 def merge_counts(a: Any, b: Any) -> Any:
-    """``a.merge(b)``: the counts of ``a``'s data followed by ``b``'s (see :meth:`tokembed.Component.partial_counts`)."""
+    """``a.merge(b)``: the counts of ``a``'s data followed by ``b``'s (:meth:`tokembed.Component.partial_counts`)."""
     return a.merge(b)
 
 

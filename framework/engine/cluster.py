@@ -21,6 +21,7 @@ from .base import (
     _check_partitions,
     count_leaf,
     describe_partition,
+    describe_span,
     failure,
     merge_counts,
     merge_nodes,
@@ -215,8 +216,7 @@ class DaskEngine(Engine):
                 first, last = spans[group.start][0], spans[group.stop - 1][1]
                 fut = client.submit(merge_nodes, merge, *[below[g] for g in group], key=f"tokembed-merge-{run}-{k}-{j}",
                                     pure=False, priority=10)
-                where[fut.key] = (f"merging partitions {first + 1}-{last} of {len(parts)} ({parts[first].describe()} "
-                                  f"to {parts[last - 1].describe()})")
+                where[fut.key] = describe_span(parts, first, last)
                 above.append(fut)
                 above_spans.append((first, last))
             merges.extend(above)

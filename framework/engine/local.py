@@ -13,6 +13,7 @@ from .base import (
     _check_partitions,
     count_leaf,
     describe_partition,
+    describe_span,
     failure,
     merge_nodes,
     merge_counts,
@@ -97,5 +98,4 @@ class LocalEngine(Engine):
         first, last = i, i + 1
         for k in range(level - 1, -1, -1):
             first, last = levels[k][first].start, levels[k][last - 1].stop
-        return (f"merging partitions {first + 1}-{last} of {len(parts)} "
-                f"({describe_partition(parts[first], len(parts))} to {describe_partition(parts[last - 1], len(parts))})")
+        return describe_span(parts, first, last)

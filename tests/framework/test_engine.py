@@ -222,3 +222,14 @@ def test_the_contract_check_catches_counts_that_do_not_merge():
     check_partial_counts(WordTokenizer)
     with pytest.raises(AssertionError, match="partial counts must merge into the counts of the whole"):
         check_partial_counts(_ForgetfulWord)
+
+
+def _fail_merge(a: str, b: str) -> str:
+    if "[5]" in b:
+        raise ValueError("merge broke")
+    return a + b
+
+
+def test_a_failed_merge_names_the_partitions_it_merges():
+    with pytest.raises(EngineError, match=r"^merging partitions 5-8 of 9 \(4 to 7\): ValueError: merge broke$"):
+        LocalEngine(workers=2, fan_in=4).map_reduce(_Slow(), list(range(9)), _fail_merge)
