@@ -58,11 +58,21 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine(args: argparse.Namespace) -> dict[str, str] | None:
+    """The ``engine:`` keys ``--engine`` / ``--scheduler`` set (``--scheduler`` alone implies ``--engine dask``)."""
+    keys = {}
+    if args.engine is not None or args.scheduler is not None:
+        keys["type"] = args.engine or "dask"
+    if args.scheduler is not None:
+        keys["address"] = args.scheduler
+    return keys or None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_recipe
 
     run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
-               metrics=not args.no_metrics)
+               metrics=not args.no_metrics, engine=_engine(args))
     return 0
 
 
@@ -80,7 +90,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .recipe import load_recipe
     from .registry import build_registry
 
-    recipe = load_recipe(args.recipe, overrides=args.set or [], registry=build_registry(blocked=_blocked(args)))
+    recipe = load_recipe(args.recipe, overrides=args.set or [], registry=build_registry(blocked=_blocked(args)),
+                         engine=_engine(args))
     print(f"{args.recipe}: OK ({recipe.describe()})")
     return 0
 
@@ -233,6 +244,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-metrics", action="store_true",
                            help="train and write the components only: skip measuring each tokenizer on the corpus "
                                 "(metrics.json), most of a run's time on a large corpus")
+        p.add_argument("--engine", choices=["local", "dask"],
+                       help="where corpus statistics are counted (sets engine.type; dask: a local cluster of 2 "
+                            "workers unless --scheduler or engine.address names one; docs/scale.md)")
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (sets engine.address; implies "
+                            "--engine dask)")
         p.set_defaults(func=func)
 
     p = sub.add_parser("compare", help="train, load and compare the tokenizers of a compare: recipe side by side")

@@ -23,8 +23,8 @@ from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 from .errors import CorpusError, CorpusReadError, TokembedError
 from .io import RUN_MARKER
 
-__all__ = ["Corpus", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus", "open_parallel",
-           "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text",
+__all__ = ["Corpus", "Partition", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus",
+           "open_parallel", "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text",
            "check_file_start", "SNIFF_BYTES"]
 
 #: Bundled texts: name -> (file inside the package, one-line description).
@@ -246,6 +246,10 @@ class Format:
         Whether ``unit:`` (line, paragraph, file) applies; a format whose records are the documents says False.
     description : str
         One line for the docs and messages.
+    lines : bool
+        For a format without units: every record is one line, so a file may be cut into partitions after any
+        newline (:meth:`Corpus.partitions`); False reads each file whole in one partition. (With units, the unit
+        decides: lines and paragraphs are cut, ``unit: file`` is not.)
     """
 
     read: Callable[["Corpus", Path, Any], Iterator[str]]
@@ -254,6 +258,7 @@ class Format:
     suffixes: tuple[str, ...] = ()
     units: bool = True
     description: str = ""
+    lines: bool = False
 
 
 #: The corpus formats by name: adding a format is one entry here (its reader and options), a test and a line of
@@ -262,13 +267,130 @@ FORMATS: dict[str, Format] = {
     "text": Format(_read_text, description="UTF-8 text; documents are lines, paragraphs or files (unit:)"),
     "jsonl": Format(_read_jsonl, options={"field": str},
                     required={"field": "the key holding each record's text"},
-                    suffixes=(".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"), units=False,
+                    suffixes=(".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"), units=False, lines=True,
                     description="JSON Lines; each record's string at field: is a document"),
 }
 #: What one document of a text file is.
 UNITS = ("line", "paragraph", "file")
 #: How undecodable bytes are handled.
 ERROR_MODES = ("strict", "replace")
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A part of a corpus described by position, so that whoever reads it opens the file itself.
+
+    The partition owns the documents that start in the bytes ``[start, end)`` of ``path``: read from the first
+    cut point at or after ``start`` up to the first cut point at or after ``end``, where a cut point is the start
+    of a line (``unit: line``, JSONL), the start of a blank line (``unit: paragraph``), or only the start of the
+    file (``unit: file``, ``.gz`` files: one partition per file). The partitions of a file, read in order, give
+    exactly the documents of the whole file, whatever the byte ranges; a partition with no cut point inside its
+    range is empty. Finding the cut points reads only bytes of the partition's own range and its last document.
+
+    Attributes
+    ----------
+    index : int
+        Position in the corpus's list of partitions (0-based).
+    path : str
+        The file.
+    start, end : int
+        Byte range of the file (of the compressed file for ``.gz``, always the whole file).
+    nbytes : int
+        Text bytes the range stands for, for progress and throughput (the uncompressed size for ``.gz``).
+    """
+
+    index: int
+    path: str
+    start: int
+    end: int
+    nbytes: int
+
+    def describe(self) -> str:
+        """``FILE, bytes START-END`` (``FILE`` alone for a file read whole)."""
+        return f"{self.path}, bytes {self.start}-{self.end}"
+
+
+class _LineFrom(int):
+    """A line number counted from the start of a partition, not of the file: shown with the byte it counts from."""
+
+    start: int = 0
+
+    def __new__(cls, value: int, start: int) -> "_LineFrom":
+        obj = super().__new__(cls, value)
+        obj.start = start
+        return obj
+
+    def __str__(self) -> str:
+        return f"{int(self)} (counted from byte {self.start})"
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
+class _Range:
+    """The bytes ``[start, end)`` of an open binary file, read by lines (``for raw in fh``) or ``read(n)``;
+    ``start`` and ``end`` are line starts (or 0 and the file's end), so no line crosses them."""
+
+    def __init__(self, fh: Any, start: int, end: int):
+        self.fh, self.start, self.end, self.pos = fh, start, end, start
+        fh.seek(start)
+
+    def __iter__(self) -> Iterator[bytes]:
+        while self.pos < self.end:
+            raw = self.fh.readline()
+            if not raw:
+                return
+            self.pos += len(raw)
+            yield raw
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.end - self.pos
+        data = self.fh.read(left if n is None or n < 0 else min(n, left))
+        self.pos += len(data)
+        return data
+
+
+_SCAN = 1 << 16
+
+
+def _line_start(fh: Any, pos: int, limit: int) -> int:
+    """The first line start at or after ``pos`` (a position just after ``b"\n"``, or 0), or ``limit`` if there is
+    none before ``limit`` (reads at most ``limit - pos + 1`` bytes)."""
+    if pos <= 0:
+        return 0
+    fh.seek(pos - 1)
+    at = pos - 1
+    while at < limit:
+        chunk = fh.read(min(_SCAN, limit - at + 1))
+        if not chunk:
+            return limit
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return min(at + found + 1, limit)
+        at += len(chunk)
+    return limit
+
+
+def _blank_line_start(fh: Any, pos: int, limit: int) -> int:
+    """The start of the first blank line (only whitespace, as ``str.strip`` says) at or after ``pos``, or 0 for
+    ``pos == 0``, or ``limit`` if there is none before ``limit``."""
+    if pos <= 0:
+        return 0
+    at = _line_start(fh, pos, limit)
+    fh.seek(at)
+    while at < limit:
+        raw = fh.readline(limit - at)
+        if not raw:
+            return limit
+        blank = not raw.decode("utf-8", "replace").strip()
+        if not raw.endswith(b"\n") and at + len(raw) >= limit:  # the line runs past limit: no other starts before
+            if blank:  # only whitespace so far: read the rest of the line to know
+                rest = fh.readline()
+                blank = not (raw + rest).decode("utf-8", "replace").strip()
+            return at if blank else limit
+        if blank:
+            return at
+        at += len(raw)
+    return limit
 
 
 @dataclass(frozen=True)
@@ -381,13 +503,111 @@ class Corpus:
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 raise CorpusError(f"{path}: cannot read (broken or truncated file?): {exc}") from None
 
+    # -- partitions -------------------------------------------------------------------------------------------
+    def _cut_rule(self) -> str | None:
+        """Where the files may be cut into partitions: ``"line"``, ``"paragraph"``, or None (whole files)."""
+        fmt = FORMATS[self.format]
+        if not fmt.units:
+            return "line" if fmt.lines else None
+        return {"line": "line", "paragraph": "paragraph"}.get(self.unit)
+
+    def partitions(self, target_bytes: int, min_partitions: int = 1) -> list[Partition]:
+        """Cut the corpus into :class:`Partition` descriptions without reading it (only the files' sizes).
+
+        Each file that may be cut (lines, paragraphs, JSONL; not ``unit: file`` nor ``.gz``) is split into
+        ``ceil(size / target)`` equal byte ranges, where ``target`` is ``target_bytes``, lowered so that the
+        corpus makes at least ``min_partitions`` partitions when its files allow; other files are one partition
+        each. Partitions are in corpus order: reading them in order gives the documents of ``iter(corpus)``.
+
+        Raises
+        ------
+        CorpusError
+            If a file is missing, or ``target_bytes`` / ``min_partitions`` is not a positive int.
+        """
+        for name, value in (("target_bytes", target_bytes), ("min_partitions", min_partitions)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise CorpusError(f"partitions: {name} must be a positive int, got {value!r}")
+        rule = self._cut_rule()
+        sizes = []
+        for path in self.paths:
+            try:
+                sizes.append(path.stat().st_size)
+            except OSError as exc:
+                raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        cuttable = [rule is not None and p.suffix != ".gz" for p in self.paths]
+        total = sum(size for size, cut in zip(sizes, cuttable) if cut)
+        whole = sum(1 for cut in cuttable if not cut)
+        target = target_bytes
+        wanted = min_partitions - whole
+        if wanted > 0 and total > 0:
+            target = max(1, min(target, -(-total // wanted)))
+        out: list[Partition] = []
+        for path, size, cut in zip(self.paths, sizes, cuttable):
+            if not cut:
+                out.append(Partition(len(out), str(path), 0, size, _content_size(path)))
+                continue
+            k = max(1, -(-size // target))
+            bounds = [i * size // k for i in range(k + 1)]
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                out.append(Partition(len(out), str(path), a, b, b - a))
+        return out
+
+    def read_partition(self, part: Partition) -> Iterator[str]:
+        """The documents of one partition (see :class:`Partition`), read lazily; empty documents skipped as in
+        iteration. A corpus's partitions read in order give the documents of ``iter(corpus)`` (no error is raised
+        for an empty partition: an empty corpus is the caller's to report).
+
+        Raises
+        ------
+        CorpusReadError
+            If the file cannot be read, naming it and the byte offset (or the line, counted from the partition's
+            first byte when the partition does not start the file).
+        """
+        try:
+            for doc in self._read_range(Path(part.path), part.start, part.end):
+                if self.skip_empty and not doc.strip():
+                    continue
+                yield doc
+        except CorpusReadError:
+            raise
+        except CorpusError as exc:
+            raise CorpusReadError(str(exc)) from None
+
+    def _read_range(self, path: Path, start: int, end: int) -> Iterator[str]:
+        rule = self._cut_rule()
+        if rule is None or path.suffix == ".gz":
+            yield from self._iter_file(path)
+            return
+        try:
+            fh = open(path, "rb")
+        except FileNotFoundError:
+            raise CorpusError(f"{path}: no such file") from None
+        except OSError as exc:
+            raise CorpusError(f"{path}: cannot open: {exc.strerror or exc}") from None
+        with fh:
+            try:
+                size = os.fstat(fh.fileno()).st_size
+                end = min(end, size)
+                cut = _line_start if rule == "line" else _blank_line_start
+                first = cut(fh, start, end) if start > 0 else 0
+                if first >= end and start > 0:
+                    return
+                last = cut(fh, end, size) if end < size else size
+                yield from FORMATS[self.format].read(self, path, _Range(fh, first, last))
+            except (OSError, EOFError) as exc:
+                raise CorpusError(f"{path}: cannot read: {exc}") from None
+
     def _lines(self, path: Path, fh) -> Iterator[tuple[int, str]]:
-        """``(line number, line)`` of a file, line endings removed; undecodable bytes named by their offset."""
-        offset = 0
+        """``(line number, line)`` of a file (or of a partition's range of it), line endings removed; undecodable
+        bytes named by their offset in the file."""
+        start = fh.start if isinstance(fh, _Range) else 0
+        offset = start
         lineno = 0
         for raw in fh:
             lineno += 1
-            if lineno == 1:
+            if start:
+                lineno = _LineFrom(lineno, start)
+            elif lineno == 1:
                 raw = _check_start(path, raw)
                 offset = _BOM_LEN if raw is not None and getattr(raw, "_bom", False) else 0
                 raw = bytes(raw)

@@ -12,6 +12,7 @@ __all__ = [
     "VocabularySizeWarning",
     "SpecialTokenInCorpusWarning",
     "CorpusReadError",
+    "EngineError",
     "TokembedError",
     "RecipeError",
     "Problem",
@@ -147,6 +148,11 @@ class ArtifactError(TokembedError, ValueError):
 class CorpusReadError(CorpusError):
     """A corpus's files cannot be read as documents (found while reading them: undecodable bytes, a broken file, an
     empty corpus), as opposed to a component finding nothing to learn in documents that were read."""
+
+
+class EngineError(TokembedError):
+    """The corpus-statistics engine failed: the Dask extra is missing, the scheduler does not answer, or a task
+    failed past the engine's retry limit (the message names the partition: file and byte range)."""
 
 
 class DataError(TokembedError):

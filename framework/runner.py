@@ -54,6 +54,7 @@ def run_recipe(
     registry=None,
     quiet: bool = False,
     metrics: bool = True,
+    engine: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run a recipe end to end and write the run folder.
 
@@ -74,6 +75,9 @@ def run_recipe(
     metrics : bool, default True
         Measure each tokenizer on the corpus (``metrics.json``); False (``tokembed run --no-metrics``) only trains
         and writes the components, which on a large corpus saves most of the time.
+    engine : dict, optional
+        ``engine:`` keys to set (``{"type": "dask", "address": ...}``: ``--engine`` / ``--scheduler``); see
+        :func:`tokembed.recipe.load_recipe`.
 
     Raises
     ------
@@ -86,7 +90,7 @@ def run_recipe(
     from .registry import build_registry
 
     reg = registry if registry is not None else build_registry(blocked=blocked)
-    recipe = load_recipe(path, overrides=overrides, out=out, registry=reg)
+    recipe = load_recipe(path, overrides=overrides, out=out, registry=reg, engine=engine)
     if getattr(recipe, "compare", None) is not None:
         raise RecipeError(
             f"{path}: this is a comparison recipe (it has a `compare:` section): run it with `tokembed compare {path}`"
@@ -110,17 +114,29 @@ def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunRe
     timer = Timer()
     result = RunResult(out_dir)
     atomic_write_text(out_dir / "recipe.resolved.yaml", yaml_dump(recipe.resolved()))
+    engine = recipe.engine.open() if recipe.engine is not None else None
+    with engine if engine is not None else _nothing():
+        _run_stages(recipe, reg, result, corpus, corpus_at, engine, out_dir, timer, quiet, metrics)
+    result.timings = timer.table
+    atomic_write_json(out_dir / "timings.json", timer.table)
+    return result
 
+
+def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, engine, out_dir: Path, timer: Timer,
+                quiet: bool, metrics: bool = True) -> None:
+    """Tokenizers (fit, save, evaluate), the vectorizer pipeline, embedders and evaluation, in that order."""
     from .metrics import tokenizer_metrics
 
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs: list[str] | None = None
     n_bytes = 0
+    if engine is not None:
+        with timer.step(f"start engine {engine.type}"):
+            engine.start()
     for spec in recipe.tokenizers:
         with stage(spec, corpus_at=corpus_at):
             tok = recipe.build(spec)
-            with timer.step(f"fit tokenizer {spec.label}", corpus_bytes):
-                tok.fit(progress(corpus, f"fit {spec.label}", quiet))
+            _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
             tok.save(out_dir / f"{spec.label}.tokembed.json")
             for fmt in getattr(spec, "exports", ()):
                 with timer.step(f"export tokenizer {spec.label} as {fmt}"):
@@ -142,7 +158,7 @@ def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunRe
 
     sequences = _Sequences(result, docs, quiet)
     if recipe.vectorizers is not None:
-        _run_pipeline(recipe, result, sequences, docs, out_dir, timer, corpus_at, quiet)
+        _run_pipeline(recipe, result, sequences, docs, out_dir, timer, corpus_at, quiet, engine)
 
     for spec in recipe.embedders:
         with stage(spec, corpus_at=corpus_at):
@@ -150,9 +166,22 @@ def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunRe
 
     if recipe.evaluate is not None:
         result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet)
-    result.timings = timer.table
-    atomic_write_json(out_dir / "timings.json", timer.table)
-    return result
+
+
+def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:
+    """Fit one tokenizer. With an engine (``engine:`` in the recipe) and a tokenizer that fits from partial counts,
+    the corpus is counted on the engine (``partial_counts`` of each partition, merged in corpus order) and the
+    tokenizer fitted from the merged counts (``fit_counts``), the step's timings naming the engine, its workers
+    and partitions; otherwise ``fit`` reads the streamed corpus."""
+    name = f"fit tokenizer {label}"
+    on_engine = engine is not None and tok.fits_on_counts()
+    with timer.step(name, corpus_bytes):
+        if on_engine:
+            tok.fit_counts(engine.count(tok.partial_counts, corpus, label=f"count {label}", quiet=quiet))
+        else:
+            tok.fit(progress(corpus, f"fit {label}", quiet))
+    if on_engine and engine.last_stats is not None:
+        timer.table[name].update(engine.last_stats.as_dict())
 
 
 class _Sequences:
@@ -183,10 +212,12 @@ def _nothing() -> Iterator[None]:
 
 
 def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[str] | None, out_dir: Path,
-                  timer: Timer, corpus_at: str | None, quiet: bool) -> None:
+                  timer: Timer, corpus_at: str | None, quiet: bool, engine=None) -> None:
     """The ``vectorizers:`` pipeline: each step fitted on the previous step's output (the first on the input
     tokenizer's token sequences, or on the raw documents without ``input:``); each fitted step saved as
-    ``<label>.tokembed.json`` and its output as ``<label>.npz`` (sparse) or ``<label>.npy`` (dense)."""
+    ``<label>.tokembed.json`` and its output as ``<label>.npz`` (sparse) or ``<label>.npy`` (dense). With an
+    engine, a first step that fits from partial counts (document frequencies of bow / tfidf) is counted on it:
+    each worker encodes its slice of the documents with the input tokenizer and counts it."""
     pipe = recipe.vectorizers
     if pipe.unit is not None and recipe.corpus is not None and pipe.unit != recipe.corpus.unit:
         from dataclasses import replace
@@ -198,11 +229,23 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[s
     if docs is None:
         docs = list(open_corpus(recipe.corpus)) if recipe.corpus is not None else []
     X: Any = sequences.of(pipe.input, docs, timer) if pipe.input is not None else docs
-    for spec in pipe.steps:
+    for i, spec in enumerate(pipe.steps):
         with stage(spec, corpus_at=corpus_at):
             vec = recipe.build(spec)
-            with timer.step(f"fit vectorizer {spec.label}"):
-                Y = vec.fit_transform(X)
+            name = f"fit vectorizer {spec.label}"
+            on_engine = engine is not None and i == 0 and vec.fits_on_counts()
+            with timer.step(name):
+                if on_engine:
+                    from .engine import CountTokens
+
+                    tok = result.tokenizers[pipe.input] if pipe.input is not None else None
+                    vec.fit_counts(engine.count(CountTokens(vec.partial_counts, tok), docs,
+                                                label=f"count {spec.label}", quiet=quiet))
+                    Y = vec.transform(X)
+                else:
+                    Y = vec.fit_transform(X)
+            if on_engine and engine.last_stats is not None:
+                timer.table[name].update(engine.last_stats.as_dict())
             vec.save(out_dir / f"{spec.label}.tokembed.json")
         result.vectorizers[spec.label] = vec
         result.matrices[spec.label] = _describe_matrix(Y)

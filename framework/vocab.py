@@ -110,7 +110,18 @@ class VocabTokenizer(Tokenizer):
             f"{self.name}: {head} of the corpus, with no id of {'its' if one else 'their'} own (a string has one "
             f"id, the special token's, and a special token typed in a text is plain text): {outcome}. Choose "
             "special tokens that do not occur in the corpus, or pass allowed_special=... to encode them as the "
-            "special tokens", SpecialTokenInCorpusWarning, stacklevel=4)
+            "special tokens", SpecialTokenInCorpusWarning, stacklevel=self._caller_level())
+
+    def _caller_level(self) -> int:
+        """The ``stacklevel`` of a warning raised by a method of this class (or a base): it points at the first
+        caller outside the class's files, whichever of ``fit`` / ``fit_counts`` it went through."""
+        import sys
+
+        own = {getattr(sys.modules.get(c.__module__), "__file__", None) for c in type(self).__mro__}
+        frame, level = sys._getframe(1), 1
+        while frame is not None and frame.f_code.co_filename in own:
+            frame, level = frame.f_back, level + 1
+        return level
 
     def _select(self, counts: dict[str, int], key) -> list[str]:
         """Entries reaching ``min_frequency`` (specials excluded), sorted by ``key``, cut to ``vocab_size``.
@@ -128,7 +139,7 @@ class VocabTokenizer(Tokenizer):
         if counts and not chosen:
             warnings.warn(f"{self.name}: no {self._entry_name} occurs at least min_frequency={self.min_frequency} "
                           f"times (the most frequent: {max(counts.values())}); the vocabulary holds only the "
-                          "special tokens", VocabularySizeWarning, stacklevel=4)
+                          "special tokens", VocabularySizeWarning, stacklevel=self._caller_level())
         if self.vocab_size is not None:
             chosen = chosen[: self.vocab_size - len(specials)]
         return chosen

@@ -131,6 +131,34 @@ class Component:
         """
         return []
 
+    # -- statistics that merge (optional) ----------------------------------------------------------------------
+    def partial_counts(self, X: Any) -> Any:
+        """The statistics ``fit`` learns from, counted over ``X`` (part of the training data), as partial counts
+        that merge. Implement it with :meth:`fit_counts` when ``fit`` starts by counting (words, document
+        frequencies, co-occurrences): the corpus-statistics engine (:mod:`tokembed.engine`) then counts the parts
+        of a corpus apart, on threads or a Dask cluster, and merges them in corpus order.
+
+        It must not change the instance (threads count parts with one instance at the same time). The result
+        must be picklable (it travels between processes) and have ``merge(other)``, returning the
+        counts of ``X`` followed by ``other``'s data; merging must be associative, and counts of an empty part
+        must change nothing. The rule the contract suite checks: ``fit_counts(partial_counts(a).merge(
+        partial_counts(b)))`` learns exactly what ``fit(a + b)`` learns (the same artifact bytes). Results must not
+        depend on how the data was cut: ids are assigned in :meth:`fit_counts`, ties broken by the token;
+        floating-point sums are made exact or done in one fixed order there.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not count its training data in partial counts")
+
+    def fit_counts(self, counts: Any) -> "Component":
+        """Fit from the merged :meth:`partial_counts` of the whole training data; returns self."""
+        raise NotImplementedError(f"{type(self).__name__} does not fit from partial counts")
+
+    def fits_on_counts(self) -> bool:
+        """True when ``fit(X)`` is ``fit_counts(partial_counts(X))`` for this instance: by default, when the class
+        implements both. An instance whose parameters make counting pointless (a vocabulary read from a file)
+        returns False, and is fitted with ``fit``."""
+        cls = type(self)
+        return cls.partial_counts is not Component.partial_counts and cls.fit_counts is not Component.fit_counts
+
     # -- fitted state -----------------------------------------------------------------------------------------
     def is_fitted(self) -> bool:
         """True when ``fit`` (or ``load``) has set the learned attributes (public names ending in ``_``)."""

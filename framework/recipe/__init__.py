@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..errors import RecipeError
 from .check import BATCH_FIELDS, RESERVED, TOP_KEYS, check_recipe
@@ -79,6 +79,7 @@ def load_recipe(
     overrides: Iterable[str] = (),
     out: str | os.PathLike | None = None,
     registry: Any = None,
+    engine: Mapping[str, Any] | None = None,
 ) -> Recipe:
     """Load, check and resolve a recipe file.
 
@@ -94,6 +95,10 @@ def load_recipe(
         Output folder; replaces the recipe's ``output:`` (``--out``).
     registry : Registry, optional
         The component registry; built with :func:`tokembed.registry.build_registry` when None.
+    engine : mapping, optional
+        ``engine:`` keys to set (``{"type": "dask", "address": ...}``, from ``--engine`` / ``--scheduler``), applied
+        before ``overrides``: an ``engine:`` section is created if the recipe has none, and its other keys are
+        kept.
 
     Returns
     -------
@@ -125,7 +130,7 @@ def load_recipe(
     except UnicodeDecodeError as exc:
         raise RecipeError(f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
     return _load(text, source=source, base_dir=file.parent, path=file, overrides=overrides, out=out,
-                 registry=registry)
+                 registry=registry, engine=engine)
 
 
 def load_recipe_string(
@@ -136,15 +141,16 @@ def load_recipe_string(
     overrides: Iterable[str] = (),
     out: str | os.PathLike | None = None,
     registry: Any = None,
+    engine: Mapping[str, Any] | None = None,
 ) -> Recipe:
     """Like :func:`load_recipe`, for recipe text: ``source`` names it in messages and relative corpus paths are
     resolved against ``base_dir``. The result's ``path`` is None."""
     return _load(text, source=source, base_dir=Path(base_dir), path=None, overrides=overrides, out=out,
-                 registry=registry)
+                 registry=registry, engine=engine)
 
 
 def _load(text: str, *, source: str, base_dir: Path, path: Path | None, overrides: Iterable[str], out: Any,
-          registry: Any) -> Recipe:
+          registry: Any, engine: Mapping[str, Any] | None = None) -> Recipe:
     overrides = (overrides,) if isinstance(overrides, str) else tuple(overrides)
     root = compose_text(text, source)
     if root is None:
@@ -153,8 +159,10 @@ def _load(text: str, *, source: str, base_dir: Path, path: Path | None, override
     problems = Problems(source)
     check_tree(root, "", problems)
     if root.tag == "tag:yaml.org,2002:map":
-        for arg in overrides:
+        engine_args = tuple(_engine_overrides(root, engine or {}))
+        for arg in engine_args + overrides:
             apply_override(root, arg, problems)
+        overrides = engine_args + overrides
     if registry is None:
         from ..registry import build_registry
 
@@ -164,3 +172,23 @@ def _load(text: str, *, source: str, base_dir: Path, path: Path | None, override
     problems.raise_if_any()
     assert recipe is not None
     return recipe
+
+
+def _engine_overrides(root: Any, engine: Mapping[str, Any]) -> list[str]:
+    """``--set`` strings that set the ``engine:`` keys given (creating the section, or turning the short form
+    ``engine: dask`` into a mapping first)."""
+    import json
+
+    from yaml.nodes import ScalarNode
+
+    keys = {k: v for k, v in engine.items() if v is not None}
+    if not keys:
+        return []
+    current = next((v for k, v in root.value if isinstance(k, ScalarNode) and k.value == "engine"), None)
+    out = []
+    if current is None:
+        out.append("engine={}")
+    elif isinstance(current, ScalarNode):
+        out.append(f"engine={{type: {json.dumps(current.value)}}}")
+    out.extend(f"engine.{k}={json.dumps(v) if isinstance(v, str) else v}" for k, v in keys.items())
+    return out

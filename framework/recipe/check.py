@@ -19,6 +19,7 @@ from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
 from .corpus import check_corpus
+from .engine import check_engine
 from .evaluate import check_evaluate
 from .nodes import (
     NULL_WORDS,
@@ -37,7 +38,7 @@ from .specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
 __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 
 #: Top-level keys of a recipe. A recipe with ``compare:`` has none of the three component sections.
-TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "compare", "output")
+TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "compare", "engine", "output")
 #: Stage keys that are not component parameters, per kind.
 RESERVED: dict[str, tuple[str, ...]] = {
     "tokenizer": ("type", "preset", "export"),
@@ -108,6 +109,12 @@ class _Checker:
                                                         "embedders: (tokembed compare reads compare: only); list the "
                                                         "tokenizers to train under compare.tokenizers")
         evaluate = check_evaluate(self.ctx, top["evaluate"][1]) if "evaluate" in top else None
+        engine = None
+        if "engine" in top and comparing:
+            self.problems.add(top["engine"][0], "engine", "tokembed compare counts on this machine: engine: is read "
+                                                          "by tokembed run only")
+        elif "engine" in top:
+            engine = check_engine(self.ctx, top["engine"][1])
         evaluate_only = "evaluate" in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS)
         corpus = None
         if "corpus" in top:
@@ -143,7 +150,7 @@ class _Checker:
         if self.problems or (corpus is None and compare is None and not evaluate_only):
             return None
         return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare,
-                      evaluate, kept=self.ctx.kept)
+                      evaluate, kept=self.ctx.kept, engine=engine)
 
     # -- tokenizers: and embedders: -----------------------------------------------------------------------------
     def labelled(self, section: str, node: Node) -> tuple[ComponentSpec, ...]:

@@ -504,6 +504,9 @@ class Recipe:
     kept : dict
         Tokenizers the recipe check read from the ``{load:}`` files of a compare recipe, label ->
         ``(tokenizer, seconds)``; :func:`tokembed.recipe.load.load_tokenizer` hands each over once.
+    engine : EngineSpec or None
+        The ``engine:`` section: where corpus statistics are counted (:mod:`tokembed.recipe.engine`); None
+        fits every component with its own ``fit``, on this machine.
     """
 
     path: Path | None
@@ -517,6 +520,7 @@ class Recipe:
     compare: CompareSpec | None = None
     evaluate: Any = None
     kept: dict[str, tuple[Any, float]] = _field(default_factory=dict, repr=False, compare=False)
+    engine: Any = None
 
     @property
     def components(self) -> tuple[ComponentSpec, ...]:
@@ -576,10 +580,10 @@ class Recipe:
     def resolved(self) -> dict[str, Any]:
         """The recipe with presets expanded and overrides applied, as plain data (for ``recipe.resolved.yaml``).
 
-        Sections in a fixed order (corpus, tokenizers, vectorizers, embedders, compare, output), stages in recipe
-        order, parameters sorted by name; a corpus path made absolute, so the file works from any folder. Loading it
-        again gives the same corpus files and components (``preset`` aside: its parameters are written out).
-        Dump it with ``sort_keys=False`` (or use :meth:`resolved_yaml`).
+        Sections in a fixed order (corpus, tokenizers, vectorizers, embedders, compare, evaluate, engine, output),
+        stages in recipe order, parameters sorted by name; a corpus path made absolute, so the file works from any
+        folder. Loading it again gives the same corpus files and components (``preset`` aside: its parameters are
+        written out). Dump it with ``sort_keys=False`` (or use :meth:`resolved_yaml`).
         """
         out: dict[str, Any] = {}
         if self.corpus is not None:
@@ -594,6 +598,8 @@ class Recipe:
             out["compare"] = self.compare.as_dict()
         if self.evaluate is not None:
             out["evaluate"] = self.evaluate.as_dict()
+        if self.engine is not None:
+            out["engine"] = self.engine.as_dict()
         if self.output is not None:
             out["output"] = str(self.output)
         return out

@@ -27,6 +27,7 @@ instances, and raises ``AssertionError`` with a message naming the component and
 - ``save`` then ``load`` gives identical outputs and a byte-identical re-saved artifact;
 - a truncated artifact, another component's artifact or an unknown format version raises ``ArtifactError``;
 - fitting twice with ``seed=0`` (and ``workers=1`` where the parameter exists) gives byte-identical artifacts;
+- a component that fits from partial counts: the merged counts of two halves of the data give ``fit``'s artifact;
 - tokenizers: ``Encoding`` shapes and dtypes, offsets inside the text, ``encode_batch``, the vocabulary is a
   bijection onto ``range(get_vocab_size())``, ``fit`` streams a one-shot iterator, ``allowed_special``;
 - vectorizers: ``transform`` gives the rows ``output_rows`` promises and one column per ``get_feature_names_out()``
@@ -59,6 +60,7 @@ pytest (only :func:`parametrize_with_checks` does, when called) nor numba.
 from .checks import (
     check_allowed_special,
     check_deterministic,
+    check_partial_counts,
     check_fit_returns_self,
     check_get_params_rebuilds,
     check_init_stores_params,
@@ -96,6 +98,7 @@ __all__ = [
     "check_save_load_roundtrip",
     "check_load_rejects_broken",
     "check_deterministic",
+    "check_partial_counts",
     "check_tokenizer_encoding",
     "check_tokenizer_vocab",
     "check_tokenizer_streams_corpus",

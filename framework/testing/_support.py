@@ -139,8 +139,15 @@ def _seed_overrides(cls: type) -> dict[str, Any]:
     return out
 
 
+def _artifact_path(tmp: Path, label: str) -> Path:
+    """Where ``_artifact_bytes(..., label)`` saves: one folder per label and the same file name in each, so that
+    artifacts that name their arrays file (``component.tokembed.npz``) compare equal whatever their label."""
+    return tmp / label / "component.tokembed.json"
+
+
 def _artifact_bytes(cls: type, obj: Any, tmp: Path, label: str) -> bytes:
-    path = tmp / f"{label}.tokembed.json"
+    path = _artifact_path(tmp, label)
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         obj.save(path)
     except TokembedError as exc:

@@ -20,6 +20,7 @@ from ._support import (  # the shared helpers, private
     _BASES,
     _apply,
     _artifact_bytes,
+    _artifact_path,
     _as_array,
     _defaults,
     _fail,
@@ -264,6 +265,38 @@ def check_deterministic(cls: type, fit_data: Any = None, inputs: Any = None) -> 
         if again != first:
             _fail(cls, "fitting the same instance a second time gives a different artifact (state left from the "
                        "first fit?)")
+
+
+def check_partial_counts(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
+    """For a component that fits from partial counts (:meth:`~tokembed.Component.fits_on_counts`): the counts of
+    the two halves of the fit data, merged (after the counts of an empty part, and through pickle, as between
+    processes), fitted with ``fit_counts``, give the artifact ``fit`` gives on the whole data, byte for byte."""
+    import pickle
+
+    overrides = _seed_overrides(cls)
+    probe = _make(cls, **overrides)
+    if not probe.fits_on_counts():
+        return
+    data = _fit_data(cls, fit_data)
+    if not isinstance(data, (list, tuple)) or len(data) < 2:
+        return  # a custom fit input that cannot be cut in two
+    whole = _fitted(cls, data, **overrides)
+    half = len(data) // 2
+    try:
+        parts = [probe.partial_counts(copy.deepcopy(list(chunk))) for chunk in ([], data[:half], data[half:])]
+        counts = pickle.loads(pickle.dumps(parts[0], protocol=pickle.HIGHEST_PROTOCOL))
+        for part in parts[1:]:
+            counts = counts.merge(pickle.loads(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)))
+        merged = _make(cls, **overrides)
+        back = merged.fit_counts(counts)
+    except Exception as exc:
+        _fail(cls, f"partial_counts / merge / fit_counts raised {type(exc).__name__}: {exc}")
+    if back is not merged:
+        _fail(cls, "fit_counts should return self")
+    with tempfile.TemporaryDirectory() as tmp:
+        if _artifact_bytes(cls, whole, Path(tmp), "whole") != _artifact_bytes(cls, merged, Path(tmp), "merged"):
+            _fail(cls, "fit_counts(partial_counts(first half).merge(partial_counts(second half))) learns something "
+                       "else than fit(all of it): partial counts must merge into the counts of the whole")
 
 
 # ---------------------------------------------------------------------------------------------------------------

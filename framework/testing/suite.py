@@ -42,6 +42,7 @@ def iter_checks(cls: type) -> Iterator[Check]:
     yield _c.check_save_load_roundtrip
     yield _c.check_load_rejects_broken
     yield _c.check_deterministic
+    yield _c.check_partial_counts
     kind = getattr(cls, "kind", "")
     if kind == "tokenizer":
         yield _c.check_tokenizer_encoding

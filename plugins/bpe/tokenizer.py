@@ -256,7 +256,34 @@ class BPETokenizer(Tokenizer):
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
-        cps, offsets, counts = word_counts(corpus, normalizer, pre_tokenizer)
+        return self._learn(*word_counts(corpus, normalizer, pre_tokenizer))
+
+    def partial_counts(self, corpus: Iterable[str]) -> Any:
+        """The word counts training starts from (:func:`~tokembed.plugins.bpe.training.word_counts` of the
+        normalized, pre-tokenized ``corpus``), as :class:`tokembed.text.fast.WordCounts` (partial counts that
+        merge).
+
+        Raises
+        ------
+        CorpusError
+            If a document is not a str.
+        TokembedError
+            If a parameter is invalid.
+        """
+        from tokembed.text.fast import WordCounts
+
+        self._validate()
+        normalizer, pre_tokenizer = self._stages()
+        if isinstance(corpus, str):
+            corpus = [corpus]
+        return WordCounts(*word_counts(corpus, normalizer, pre_tokenizer))
+
+    def fit_counts(self, counts: Any) -> "BPETokenizer":
+        """Learn merges from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
+        self._validate()
+        return self._learn(counts.codepoints.astype(np.int64), counts.offsets, counts.counts)
+
+    def _learn(self, cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray) -> "BPETokenizer":
         specials = self._specials()
         result = learn_bpe(
             cps, offsets, counts, specials=specials, vocab_size=int(self.vocab_size),

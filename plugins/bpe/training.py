@@ -284,13 +284,14 @@ def learn_bpe(cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray, *, speci
             why += f" within max_token_length={max_token_length}"
         if limit_alphabet is not None and limit_alphabet < 2 and not byte_level:
             why = f"limit_alphabet={limit_alphabet} leaves {limit_alphabet} base character{'s' * (limit_alphabet != 1)}"
+        # stacklevel 4: the caller of BPETokenizer.fit or fit_counts (both call _learn, which calls this)
         warnings.warn(
             f"bpe: training stopped after {len(merges)} merges because {why}; the vocabulary has {len(vocab)} "
-            f"entries, not the vocab_size={vocab_size} asked for", VocabularySizeWarning, stacklevel=3)
+            f"entries, not the vocab_size={vocab_size} asked for", VocabularySizeWarning, stacklevel=4)
     elif len(vocab) > vocab_size:
         warnings.warn(
             f"bpe: the {n_spec} special tokens and {len(base)} base symbols alone exceed vocab_size={vocab_size}; "
-            f"the vocabulary has {len(vocab)} entries and no merge", VocabularySizeWarning, stacklevel=3)
+            f"the vocabulary has {len(vocab)} entries and no merge", VocabularySizeWarning, stacklevel=4)
     return TrainResult(vocab, merges, merge_counts)
 
 

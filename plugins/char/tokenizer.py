@@ -89,6 +89,19 @@ class CharTokenizer(VocabTokenizer):
             If a special token other than ``unk_token`` is a character of the corpus (reaching
             ``min_frequency``): that character encodes as ``unk_token``.
         """
+        return self.fit_counts(self.partial_counts(corpus))
+
+    def partial_counts(self, corpus: Iterable[str]) -> Any:
+        """Counts of the code points of ``corpus``, as :class:`tokembed.text.fast.WordCounts` of one-character
+        words (partial counts that merge).
+
+        Raises
+        ------
+        CorpusError
+            If a document is not a str.
+        """
+        from tokembed.text.fast import WordCounts
+
         self._validate()
         if isinstance(corpus, str):
             corpus = [corpus]
@@ -97,6 +110,12 @@ class CharTokenizer(VocabTokenizer):
             if not isinstance(doc, str):
                 raise CorpusError(f"char: documents must be str, got {type(doc).__name__}")
             counts.update(doc)
+        return WordCounts.from_dict(counts)
+
+    def fit_counts(self, counts: Any) -> "CharTokenizer":
+        """Build the vocabulary from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
+        self._validate()
+        counts = counts.to_dict()
         if not counts:
             raise CorpusError("char: the corpus is empty (no character to learn a vocabulary from)")
         chars = self._select(counts, key=lambda c: (-counts[c], ord(c)))

@@ -216,6 +216,26 @@ class TermVectorizer(Vectorizer):
                 ParameterError(problem.component, problem.param, problem.problem)
         super()._check_is_fitted()
 
+    def partial_counts(self, X: Any) -> "_PartialTerms":
+        """The statistics of the documents ``X`` (as for :meth:`fit`): document and term frequencies by term name
+        and the number of documents, partial counts that merge (the corpus-statistics engine counts partitions
+        with it; :meth:`fit_counts` selects the vocabulary from the merged counts, as :meth:`fit` does)."""
+        work = type(self)(**self.get_params())  # this instance is left as it is: threads count parts at once
+        work._validate()
+        work._start()
+        work._learn(work._sequences(X, fitting=True))
+        return _PartialTerms(work._counts, work._saw_raw, work._saw_token)
+
+    def fit_counts(self, counts: "_PartialTerms") -> "TermVectorizer":
+        """Select the vocabulary (and the weights) from the merged :meth:`partial_counts` of the corpus."""
+        self._validate()
+        self._start()
+        if counts.terms.n_docs == 0:
+            raise CorpusError(f"{self.name}: fit got no document")
+        self._counts, self._saw_raw, self._saw_token = counts.terms, counts.saw_raw, counts.saw_token
+        self._finish()
+        return self
+
     def _sequences(self, X: Any, fitting: bool = False) -> TokenSequences:
         """``X`` as token sequences without the stop words; when ``fitting``, note what was seen (for messages)."""
         seqs, raw = _analysis.to_sequences(self.name, X, self._pre_tokenizer(), self.lowercase)
@@ -364,3 +384,23 @@ class TermVectorizer(Vectorizer):
         indptr, _, data = _kernels.count_rows(ids, offsets, 2)
         _kernels.normalize_rows(indptr, data.astype(np.float64), False)
         fast.index_words(["warm up"], "sklearn", workers=1)
+
+
+class _PartialTerms:
+    """:class:`~._stats.TermCounts` of a part of a corpus and what its documents were (for the messages of an empty
+    vocabulary); ``merge`` adds another part's."""
+
+    __slots__ = ("terms", "saw_raw", "saw_token")
+
+    def __init__(self, terms: Any, saw_raw: bool, saw_token: bool):
+        self.terms, self.saw_raw, self.saw_token = terms, saw_raw, saw_token
+
+    def merge(self, other: "_PartialTerms") -> "_PartialTerms":
+        return _PartialTerms(self.terms.merge(other.terms), self.saw_raw or other.saw_raw,
+                             self.saw_token or other.saw_token)
+
+    def __getstate__(self) -> tuple:
+        return self.terms, self.saw_raw, self.saw_token
+
+    def __setstate__(self, state: tuple) -> None:
+        self.terms, self.saw_raw, self.saw_token = state

@@ -36,6 +36,24 @@ class TermCounts:
             self.tf = np.concatenate([self.tf, np.zeros(grow, np.int64)])
         return rows.astype(np.int32)
 
+    def merge(self, other: "TermCounts") -> "TermCounts":
+        """The counts of this chunk followed by ``other``: names in order of first sight, counts added."""
+        out = TermCounts()
+        out.index = dict(self.index)
+        rows = out.ids_of(list(other.index))
+        out.df[: self.df.shape[0]] += self.df
+        out.tf[: self.tf.shape[0]] += self.tf
+        np.add.at(out.df, rows, other.df)
+        np.add.at(out.tf, rows, other.tf)
+        out.n_docs = self.n_docs + other.n_docs
+        return out
+
+    def __getstate__(self) -> tuple:
+        return self.index, self.df, self.tf, self.n_docs
+
+    def __setstate__(self, state: tuple) -> None:
+        self.index, self.df, self.tf, self.n_docs = state
+
     def add_counts(self, indices: np.ndarray, data: np.ndarray, n_docs: int) -> None:
         """Add a chunk's per-document counts (CSR ``indices`` / ``data`` over these rows) and its document count."""
         size = self.df.shape[0]

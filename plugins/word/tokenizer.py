@@ -107,12 +107,13 @@ class WordTokenizer(VocabTokenizer):
         self._stages()
 
     def fit(self, corpus: Iterable[str]) -> "WordTokenizer":
-        """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary.
+        """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary:
+        ``fit_counts(partial_counts(corpus))``.
 
         Raises
         ------
         CorpusError
-            If the corpus yields no word.
+            If the corpus yields no word, or a document is not a str.
         TokembedError
             If a parameter is invalid.
 
@@ -122,11 +123,31 @@ class WordTokenizer(VocabTokenizer):
             If a special token other than ``unk_token`` is a word of the corpus (reaching ``min_frequency``): that
             word encodes as ``unk_token``.
         """
+        return self.fit_counts(self.partial_counts(corpus))
+
+    def partial_counts(self, corpus: Iterable[str]) -> Any:
+        """Counts of the words of ``corpus`` (normalized, pre-tokenized), as :class:`tokembed.text.fast.WordCounts`
+        (partial counts that merge), counted by :func:`tokembed.text.fast.count_words`.
+
+        Raises
+        ------
+        CorpusError
+            If a document is not a str.
+        TokembedError
+            If a parameter is invalid.
+        """
+        from tokembed.text.fast import count_words as fast_count_words
+
         self._validate()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
-        counts = count_words(corpus, normalizer, pre_tokenizer)
+        return fast_count_words(corpus, pre_tokenizer, normalizer)
+
+    def fit_counts(self, counts: Any) -> "WordTokenizer":
+        """Build the vocabulary from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
+        self._validate()
+        counts = counts.to_dict()
         if not counts:
             raise CorpusError("word: the corpus holds no word (empty, or only whitespace)")
         words = self._select(counts, key=lambda w: (-counts[w], w))

@@ -346,12 +346,52 @@ class WordPieceTokenizer(Tokenizer):
             tokens = tokens + [t for t in specials if t not in present]
             self._set_vocab(tokens, specials)
             return self
-        from ._train import count_words, learn_vocabulary
+        from ._train import count_words
 
         if isinstance(corpus, str):
             corpus = [corpus]
         cmap = char_map(self.lowercase, self._resolved_strip(), self.clean_text, self.handle_chinese_chars)
-        cps, offsets, counts = count_words(corpus, cmap, self.handle_chinese_chars)
+        return self._learn(*count_words(corpus, cmap, self.handle_chinese_chars))
+
+    def fits_on_counts(self) -> bool:
+        """False with ``vocab`` set (the vocabulary is read, the corpus ignored)."""
+        return self.vocab is None
+
+    def partial_counts(self, corpus: Iterable[str]) -> Any:
+        """The word counts training starts from (normalized pieces, see ``_train.count_words``), as
+        :class:`tokembed.text.fast.WordCounts` (partial counts that merge); empty with ``vocab`` set.
+
+        Raises
+        ------
+        CorpusError
+            If a document is not a str.
+        TokembedError
+            If a parameter is invalid.
+        """
+        from tokembed.text.fast import WordCounts
+
+        from ._train import count_words
+
+        self._validate()
+        if self.vocab is not None:
+            return WordCounts(np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int64))
+        if isinstance(corpus, str):
+            corpus = [corpus]
+        cmap = char_map(self.lowercase, self._resolved_strip(), self.clean_text, self.handle_chinese_chars)
+        return WordCounts(*count_words(corpus, cmap, self.handle_chinese_chars))
+
+    def fit_counts(self, counts: Any) -> "WordPieceTokenizer":
+        """Learn the vocabulary from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`); with
+        ``vocab`` set, read that vocabulary instead."""
+        if self.vocab is not None:
+            return self.fit(())
+        self._validate()
+        return self._learn(counts.codepoints.astype(np.int64), counts.offsets, counts.counts)
+
+    def _learn(self, cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray) -> "WordPieceTokenizer":
+        from ._train import learn_vocabulary
+
+        specials = self._specials()
         if counts.size == 0:
             raise CorpusError("wordpiece: the corpus holds no word (empty, or only whitespace)")
         bar = None
@@ -378,11 +418,11 @@ class WordPieceTokenizer(Tokenizer):
                    f"no pair occurs at least min_frequency={self.min_frequency} times")
             warnings.warn(
                 f"wordpiece: training stopped because {why}; the vocabulary has {len(tokens)} entries, not the "
-                f"vocab_size={self.vocab_size} asked for", VocabularySizeWarning, stacklevel=2)
+                f"vocab_size={self.vocab_size} asked for", VocabularySizeWarning, stacklevel=3)
         elif len(tokens) > self.vocab_size:
             warnings.warn(
                 f"wordpiece: the special tokens and the alphabet alone exceed vocab_size={self.vocab_size}; the "
-                f"vocabulary has {len(tokens)} entries and no merge", VocabularySizeWarning, stacklevel=2)
+                f"vocabulary has {len(tokens)} entries and no merge", VocabularySizeWarning, stacklevel=3)
         self._set_vocab(tokens, specials)
         return self
 

@@ -1,0 +1,387 @@
+"""What every engine shares: the ordered merge tree, the tasks that count a partition and merge counts, the
+statistics of a run, and the progress bar.
+
+The tasks are module-level functions and classes of the installed tokembed, so a Dask worker unpickles them by
+module reference (never as ``__main__`` functions or closures).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ..errors import EngineError, TokembedError
+
+__all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "CountTokens", "Counted",
+           "merge_counts",
+           "tree_levels", "count_leaf", "merge_nodes", "describe_partition", "describe_span", "failure",
+           "DEFAULT_FAN_IN", "MB"]
+
+MB = 1 << 20
+#: Partial results merged by one merge task (the tree's branching factor).
+DEFAULT_FAN_IN = 4
+#: A few documents that go through every counting kernel, for the warm-up task.
+WARMUP_DOCS = ("warm up, it's 1 \u00e9t\u00e9 \u6771\u4eac!\n", "Warm-up: two  lines\tof text 42.")
+
+
+@dataclass(frozen=True)
+class ListPartition:
+    """Documents already in memory (a corpus cut with ``max_lines`` or ``sample_lines``): ``docs`` are documents
+    ``start`` to ``end - 1`` of that selection. They travel with the task, since no file range describes them."""
+
+    index: int
+    start: int
+    end: int
+    docs: tuple[str, ...]
+    nbytes: int
+
+    def describe(self) -> str:
+        return f"documents {self.start}-{self.end - 1} of the selected lines"
+
+
+def describe_span(parts: Sequence[Any], first: int, last: int) -> str:
+    """``merging partitions 1-4 of 16 (A, bytes 0-9 to A, bytes 27-36)``: the merge task over ``parts[first:last]``."""
+    def what(p: Any) -> str:
+        return p.describe() if hasattr(p, "describe") else repr(p)
+
+    return (f"merging partitions {first + 1}-{last} of {len(parts)} ({what(parts[first])} to "
+            f"{what(parts[last - 1])})")
+
+
+def describe_partition(part: Any, total: int) -> str:
+    """``partition 3/16 (data.txt, bytes 0-134217728)``."""
+    index = getattr(part, "index", None)
+    what = part.describe() if hasattr(part, "describe") else repr(part)
+    return f"partition {index + 1}/{total} ({what})" if isinstance(index, int) else f"partition ({what})"
+
+
+@dataclass
+class Counted:
+    """A partial count and the number of documents it was counted from (an empty corpus is an error the caller
+    reports once, after the merge)."""
+
+    value: Any
+    documents: int
+
+    def merge(self, other: "Counted") -> "Counted":
+        return Counted(self.value.merge(other.value), self.documents + other.documents)
+
+
+def merge_counts(a: Any, b: Any) -> Any:
+    """``a.merge(b)``: the counts of ``a``'s data followed by ``b``'s (:meth:`tokembed.Component.partial_counts`)."""
+    return a.merge(b)
+
+
+class _Tally:
+    """An iterator over documents that counts them."""
+
+    def __init__(self, docs: Iterable[str]):
+        self.docs, self.n = iter(docs), 0
+
+    def __iter__(self) -> Iterator[str]:
+        for doc in self.docs:
+            self.n += 1
+            yield doc
+
+
+@dataclass(frozen=True)
+class CountDocuments:
+    """The count task of one partition: read its documents (the worker opens the file) and count them with
+    ``count_fn(documents) -> partial counts``.
+
+    ``count_fn`` is typically a bound method of a component (``tokenizer.partial_counts``), pickled with the
+    component's parameters and its class by reference; ``corpus`` is the :class:`~tokembed.corpus.Corpus` (how to
+    read the files), None for :class:`ListPartition`.
+    """
+
+    count_fn: Callable[[Iterable[str]], Any]
+    corpus: Any = None
+
+    def __call__(self, part: Any) -> Counted:
+        docs = _Tally(part.docs if isinstance(part, ListPartition) else self.corpus.read_partition(part))
+        value = self.count_fn(docs)
+        return Counted(value, docs.n)
+
+    def warm(self, part: Any = None) -> None:
+        """Count the first two documents of ``part`` (default: a few sample sentences) twice and merge the counts:
+        compiles (or loads from Numba's cache) every kernel that counting and merging use."""
+        docs = list(WARMUP_DOCS)
+        if isinstance(part, ListPartition):
+            docs = list(part.docs[:2])
+        elif part is not None:
+            docs = list(itertools.islice(self.corpus.read_partition(part), 2)) or docs
+        merge_counts(self.count_fn(docs), self.count_fn(docs[::-1]))
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """The warm-up task: ``task.warm(part)``."""
+
+    task: CountDocuments
+    part: Any = None
+
+    def __call__(self) -> None:
+        self.task.warm(self.part)
+
+
+@dataclass(frozen=True)
+class CountTokens:
+    """``count_fn`` over documents encoded by ``tokenizer`` (a fitted one, shipped to the workers), as the
+    :class:`~tokembed.sequences.TokenSequences` a vectorizer of a recipe fits on; without a tokenizer, over the
+    documents themselves."""
+
+    count_fn: Callable[[Any], Any]
+    tokenizer: Any = None
+
+    def __call__(self, docs: Iterable[str]) -> Any:
+        if self.tokenizer is None:
+            return self.count_fn(list(docs))
+        from ..sequences import TokenSequences
+
+        return self.count_fn(TokenSequences.from_tokenizer(self.tokenizer, list(docs)))
+
+
+def tree_levels(n: int, fan_in: int = DEFAULT_FAN_IN) -> list[list[range]]:
+    """The ordered merge tree over ``n`` leaves: level ``k`` lists, for each of its nodes, the range of nodes of
+    level ``k - 1`` (level 0: the leaves) it merges, left to right. Adjacent nodes only, so every merge joins
+    consecutive parts of the corpus; the shape depends on ``n`` and ``fan_in`` alone, never on timing.
+
+    >>> [[(r.start, r.stop) for r in level] for level in tree_levels(5, 2)]
+    [[(0, 2), (2, 4), (4, 5)], [(0, 2), (2, 3)], [(0, 2)]]
+    """
+    if fan_in < 2:
+        raise ValueError(f"fan_in must be >= 2, got {fan_in}")
+    levels: list[list[range]] = []
+    width = n
+    while width > 1:
+        level = [range(i, min(i + fan_in, width)) for i in range(0, width, fan_in)]
+        levels.append(level)
+        width = len(level)
+    return levels
+
+
+@dataclass
+class _Node:
+    """What a task of the tree returns: the (merged) value, and the seconds spent counting and merging below it."""
+
+    value: Any
+    count_seconds: float = 0.0
+    merge_seconds: float = 0.0
+
+
+def count_leaf(fn: Callable[[Any], Any], part: Any) -> _Node:
+    """The leaf task: ``fn(part)`` timed."""
+    t0 = time.perf_counter()
+    value = fn(part)
+    return _Node(value, time.perf_counter() - t0)
+
+
+def merge_nodes(merge: Callable[[Any, Any], Any], *nodes: _Node) -> _Node:
+    """The merge task: fold ``merge`` over the nodes' values left to right, timed."""
+    t0 = time.perf_counter()
+    value = nodes[0].value
+    for node in nodes[1:]:
+        value = merge(value, node.value)
+    dt = time.perf_counter() - t0
+    return _Node(value, sum(n.count_seconds for n in nodes), sum(n.merge_seconds for n in nodes) + dt)
+
+
+@dataclass
+class EngineStats:
+    """What ``timings.json`` records of a count on the engine."""
+
+    engine: str
+    workers: int
+    partitions: int
+    fan_in: int = DEFAULT_FAN_IN
+    depth: int = 0
+    count_seconds: float = 0.0
+    merge_seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"engine": self.engine, "workers": self.workers, "partitions": self.partitions}
+        if self.partitions > 1:
+            out.update(fan_in=self.fan_in, merge_depth=self.depth, count_task_seconds=round(self.count_seconds, 4),
+                       merge_task_seconds=round(self.merge_seconds, 4))
+        out.update(self.extra)
+        return out
+
+
+def failure(exc: BaseException, where: str) -> TokembedError:
+    """The one error a failed task becomes on the caller's side: a TokembedError keeps its class (and message),
+    prefixed with the partition; anything else becomes an :class:`EngineError` naming its type."""
+    if isinstance(exc, TokembedError):
+        try:
+            return type(exc)(f"{where}: {exc}")
+        except Exception:  # an error class whose constructor takes something else than a message
+            return EngineError(f"{where}: {exc}")
+    return EngineError(f"{where}: {type(exc).__name__}: {exc}")
+
+
+class Progress:
+    """Partitions done / total and bytes per second on standard error (tqdm), unless quiet."""
+
+    def __init__(self, label: str, total_bytes: int, partitions: int, quiet: bool):
+        from tqdm.auto import tqdm
+
+        self.partitions, self.done = partitions, 0
+        self.bar = tqdm(total=total_bytes, desc=label, unit="B", unit_scale=True, mininterval=0.5, leave=False,
+                        disable=quiet or None, file=sys.stderr)
+        self.bar.set_postfix_str(f"partitions 0/{partitions}", refresh=False)
+
+    def advance(self, nbytes: int) -> None:
+        self.done += 1
+        self.bar.set_postfix_str(f"partitions {self.done}/{self.partitions}", refresh=False)
+        self.bar.update(nbytes)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+class Engine:
+    """Where corpus statistics are counted. Subclasses: :class:`~tokembed.engine.LocalEngine` (threads of this
+    process) and :class:`~tokembed.engine.DaskEngine` (a Dask cluster).
+
+    An engine is a context manager (a cluster it started is closed on exit) and offers two calls:
+    :meth:`map_reduce` (count descriptions of partitions, merge the partial results by an ordered tree) and
+    :meth:`count` (the same over a corpus, with progress and the empty-corpus check).
+    """
+
+    type: str = ""
+    #: ``partition_mb`` when the recipe sets none (None: the local engine streams the corpus in one pass).
+    default_partition_mb: int | None = 128
+
+    def __init__(self, workers: int = 2, partition_mb: float | None = None, fan_in: int = DEFAULT_FAN_IN):
+        self.workers = workers
+        self.partition_mb = partition_mb if partition_mb is not None else self.default_partition_mb
+        self.fan_in = fan_in
+        self.last_stats: EngineStats | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------------------------
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def start(self) -> Any:
+        """Start the engine now rather than at the first count (connect to the scheduler, start a local
+        cluster); a no-op for threads."""
+        return None
+
+    def close(self) -> None:
+        """Release what the engine started (a no-op for threads)."""
+
+    def n_workers(self) -> int:
+        """How many workers count at the same time."""
+        return self.workers
+
+    # -- work ---------------------------------------------------------------------------------------------------
+    def map_reduce(self, count_fn: Callable[[Any], Any], partitions: Sequence[Any],
+                   merge: Callable[[Any, Any], Any] = merge_counts, *, warm: Callable[[], None] | None = None,
+                   progress: Progress | None = None) -> Any:
+        """``merge``-fold of ``[count_fn(p) for p in partitions]`` in partition order, by an ordered tree.
+
+        Parameters
+        ----------
+        count_fn : callable
+            ``count_fn(partition) -> partial result``; runs where the engine runs tasks (a Dask worker: it must be
+            picklable, by module reference).
+        partitions : sequence
+            Descriptions (:class:`~tokembed.corpus.Partition`, ...), not data: the task reads what it counts.
+        merge : callable
+            ``merge(a, b) -> ab``, associative; ``a`` always holds the earlier partitions.
+        warm : callable, optional
+            Run once (on one worker per host) before the counting starts: compiles the Numba kernels into the
+            cache, so that workers do not all compile and write the cache at once.
+        progress : Progress, optional
+            Advanced by each partition's ``nbytes`` when its count is done.
+
+        Returns
+        -------
+        The merged result (the single partition's result for one partition).
+
+        Raises
+        ------
+        TokembedError
+            A task's own error (a CorpusError, ...) with the partition prefixed (``partition 3/16 (FILE, bytes
+            A-B): ...``), or :class:`EngineError` when a task failed past the engine's retry limit or with an
+            unexpected error.
+        ValueError
+            If ``partitions`` is empty.
+        """
+        raise NotImplementedError
+
+    def partitions(self, corpus: Any) -> list[Any] | None:
+        """The partitions to count ``corpus`` in (at least 4 per worker when the corpus allows), or None to stream
+        it in one pass (the local engine without ``partition_mb``)."""
+        if self.partition_mb is None:
+            return None
+        minimum = 4 * self.n_workers()
+        target = max(1, int(self.partition_mb * MB))
+        if isinstance(corpus, (list, tuple)):
+            return _list_partitions(corpus, target, minimum)
+        return corpus.partitions(target, minimum)
+
+    def count(self, count_fn: Callable[[Iterable[str]], Any], corpus: Any, *, label: str = "count",
+              quiet: bool = True) -> Any:
+        """``count_fn(documents)`` over the whole corpus, as merged partial counts (``.merge``): in one streamed
+        pass, or partition by partition on the engine. The same result either way (the rule of
+        :meth:`tokembed.Component.partial_counts`). Sets :attr:`last_stats`.
+
+        Raises
+        ------
+        CorpusReadError
+            If the corpus holds no non-empty document (as iterating it does), or a partition cannot be read (the
+            message names the partition).
+        """
+        parts = self.partitions(corpus)
+        if parts is None:
+            t0 = time.perf_counter()
+            value = count_fn(corpus)
+            self.last_stats = EngineStats(self.type, self.n_workers(), 1, count_seconds=time.perf_counter() - t0)
+            return value
+        task = CountDocuments(count_fn, None if isinstance(corpus, (list, tuple)) else corpus)
+        bar = Progress(label, sum(p.nbytes for p in parts), len(parts), quiet)
+        try:
+            counted = self.map_reduce(task, parts, merge_counts, warm=WarmUp(task, parts[0]), progress=bar)
+        finally:
+            bar.close()
+        if counted.documents == 0:
+            from ..errors import CorpusReadError
+
+            name = getattr(corpus, "name", "") or "selected"
+            raise CorpusReadError(f"corpus {name}: empty (no non-empty document in {len(parts)} partition"
+                                  f"{'s' if len(parts) != 1 else ''})")
+        return counted.value
+
+
+def _list_partitions(docs: Sequence[str], target: int, minimum: int) -> list[ListPartition]:
+    """Consecutive slices of documents already in memory, of about ``target`` bytes, at least ``minimum`` of
+    them when there are enough documents."""
+    sizes = [len(d.encode("utf-8", "surrogatepass")) if isinstance(d, str) else sum(len(t) + 1 for t in d)
+             for d in docs]  # documents, or documents as token lists
+    total = sum(sizes)
+    target = max(1, min(target, -(-total // max(1, minimum)) if total else target))
+    out: list[ListPartition] = []
+    start, size = 0, 0
+    for i, n in enumerate(sizes):
+        size += n
+        if size >= target:
+            out.append(ListPartition(len(out), start, i + 1, tuple(docs[start:i + 1]), size))
+            start, size = i + 1, 0
+    if start < len(docs) or not out:
+        out.append(ListPartition(len(out), start, len(docs), tuple(docs[start:]), size))
+    return out
+
+
+def _check_partitions(partitions: Sequence[Any]) -> list[Any]:
+    parts = list(partitions)
+    if not parts:
+        raise ValueError("map_reduce: no partition to count")
+    return parts
+

@@ -1,0 +1,267 @@
+"""The Dask engine: partitions counted by the workers of a Dask cluster (``pip install 'tokembed[dask]'``).
+
+The client submits descriptions of partitions; each worker reads its byte range of the files, counts it, and the
+partial counts are merged on the workers by an ordered tree of merge tasks, so only the final merged counts travel
+to the client. A worker that dies is replaced and its tasks are recomputed by Dask (the result is the same: every
+task is a pure function of its partition); a task that kills its worker ``distributed.scheduler.allowed-failures``
++ 1 times fails the count with one message naming the partition.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable, Sequence
+
+from ..errors import EngineError
+from .base import (
+    DEFAULT_FAN_IN,
+    Engine,
+    EngineStats,
+    Progress,
+    _check_partitions,
+    count_leaf,
+    describe_partition,
+    describe_span,
+    failure,
+    merge_counts,
+    merge_nodes,
+    tree_levels,
+)
+
+__all__ = ["DaskEngine", "dask_missing", "connect", "check_cluster"]
+
+#: Seconds to wait for a scheduler to answer, and for the first workers to join it.
+CONNECT_TIMEOUT = 10
+WORKERS_TIMEOUT = 60
+
+
+def dask_missing() -> str | None:
+    """None when ``dask`` and ``distributed`` can be imported, else what to install."""
+    import importlib.util
+
+    missing = [name for name in ("dask", "distributed") if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return (f"the dask engine needs {' and '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not "
+            "installed: pip install 'tokembed[dask]'")
+
+
+def connect(address: str, timeout: float | None = None) -> Any:
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (waiting ``timeout`` seconds, by default
+    :data:`CONNECT_TIMEOUT`).
+
+    Raises
+    ------
+    EngineError
+        If the extra is missing or no scheduler answers within ``timeout`` seconds.
+    """
+    missing = dask_missing()
+    if missing:
+        raise EngineError(missing)
+    from distributed import Client
+
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    try:
+        return Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise EngineError(f"no Dask scheduler answers at {address} within {timeout:g} s ({type(exc).__name__}: "
+                          f"{exc}); start one (`dask scheduler`, then `dask worker {address}` on each machine) or "
+                          "drop engine.address to start a local cluster") from None
+
+
+def check_cluster(client: Any) -> list[str]:
+    """Problems of a connected cluster: workers whose tokembed version differs from this process's
+    (``Client.get_versions``). A scheduler without workers yet is only warned about (workers may join later, or be
+    restarting; a run waits up to :data:`WORKERS_TIMEOUT` seconds for them)."""
+    import warnings
+
+    from .._version import __version__
+
+    problems: list[str] = []
+    versions = client.get_versions(packages=["tokembed"])
+    workers = versions.get("workers") or {}
+    if not workers:
+        warnings.warn(f"engine: the scheduler has no worker yet (a run waits {WORKERS_TIMEOUT} s for one): start "
+                      "`dask worker ADDRESS` on the machines that count", stacklevel=2)
+    wrong = {addr: (info or {}).get("packages", {}).get("tokembed") for addr, info in workers.items()}
+    wrong = {addr: v for addr, v in wrong.items() if v != __version__}
+    if wrong:
+        shown = ", ".join(f"{addr} has {v or 'no tokembed'}" for addr, v in sorted(wrong.items())[:3])
+        more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+        problems.append(f"every worker needs tokembed {__version__} (this machine's): {shown}{more}; install the "
+                        "same version on the workers")
+    return problems
+
+
+class DaskEngine(Engine):
+    """Count on the workers of a Dask cluster: an existing one at ``address``, or a ``LocalCluster`` of
+    ``workers`` processes on 127.0.0.1 (one thread each, no dashboard), started at the first count and closed
+    with the engine.
+
+    Parameters
+    ----------
+    address : str or None
+        ``tcp://HOST:PORT`` of a running scheduler; None starts a local cluster.
+    workers : int or None, default None
+        Local cluster: its worker processes (2 when None). Existing cluster: wait until this many workers have
+        joined before counting (when None: at least one).
+    partition_mb : float, default 128
+        Target size of a partition in MiB (lowered so that there are at least 4 partitions per worker).
+    fan_in : int, default 4
+        Partial results merged by one merge task.
+    env : dict, optional
+        Environment variables of the local cluster's worker processes (``NUMBA_CACHE_DIR``, ...).
+
+    Raises
+    ------
+    EngineError
+        When started: the extra is missing, the scheduler does not answer, or no worker joins in time.
+    """
+
+    type = "dask"
+
+    def __init__(self, address: str | None = None, workers: int | None = None, partition_mb: float | None = None,
+                 fan_in: int = DEFAULT_FAN_IN, env: dict[str, str] | None = None):
+        super().__init__(workers or 2, partition_mb, fan_in)
+        self.address = address
+        self.wanted = workers
+        self.env = dict(env or {})
+        self.client: Any = None
+        self.cluster: Any = None
+
+    # -- lifecycle ----------------------------------------------------------------------------------------------
+    def start(self) -> Any:
+        """Connect (or start the local cluster) if not done yet; return the client."""
+        if self.client is not None:
+            return self.client
+        missing = dask_missing()
+        if missing:
+            raise EngineError(missing)
+        if self.address is not None:
+            self.client = connect(self.address)
+            need = self.wanted or 1
+        else:
+            from distributed import Client, LocalCluster
+
+            try:
+                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                            host="127.0.0.1", dashboard_address=None, env=self.env or None)
+            except Exception as exc:
+                raise EngineError(f"could not start a local Dask cluster of {self.workers} workers: "
+                                  f"{type(exc).__name__}: {exc}") from None
+            self.client = Client(self.cluster, set_as_default=False)
+            need = self.workers
+        try:
+            self.client.wait_for_workers(need, timeout=WORKERS_TIMEOUT)
+        except (TimeoutError, OSError) as exc:
+            where = self.address or "the local cluster"
+            have = len(self.client.scheduler_info().get("workers", {}))
+            self.close()
+            raise EngineError(f"{where}: {have} of the {need} worker{'s' if need != 1 else ''} needed joined within "
+                              f"{WORKERS_TIMEOUT} s ({type(exc).__name__})") from None
+        return self.client
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    def n_workers(self) -> int:
+        client = self.start()
+        return max(1, len(client.scheduler_info().get("workers", {})))
+
+    # -- work ---------------------------------------------------------------------------------------------------
+    def _warm(self, client: Any, warm: Callable[[], None], run: str) -> None:
+        """Run ``warm`` on one worker of each host, and wait: the first compilation writes Numba's cache once per
+        machine, before the other workers read it (concurrent cache writes have crashed Numba, numba#4807)."""
+        hosts: dict[str, str] = {}
+        for addr, info in sorted(client.scheduler_info().get("workers", {}).items()):
+            hosts.setdefault(info.get("host", addr), addr)
+        futures = [client.submit(warm, key=f"tokembed-warm-{run}-{i}", workers=[addr], allow_other_workers=True,
+                                 pure=False) for i, addr in enumerate(hosts.values())]
+        for fut in futures:
+            try:
+                fut.result()
+            except Exception as exc:
+                raise failure(exc, "warming the workers up (counting a few sample documents)") from exc
+
+    def map_reduce(self, count_fn: Callable[[Any], Any], partitions: Sequence[Any],
+                   merge: Callable[[Any, Any], Any] = merge_counts, *, warm: Callable[[], None] | None = None,
+                   progress: Progress | None = None) -> Any:
+        from distributed import as_completed
+
+        parts = _check_partitions(partitions)
+        client = self.start()
+        run = uuid.uuid4().hex[:12]
+        if warm is not None:
+            self._warm(client, warm, run)
+        levels = tree_levels(len(parts), self.fan_in)
+        stats = EngineStats(self.type, self.n_workers(), len(parts), self.fan_in, len(levels))
+        where: dict[str, str] = {}
+        leaves = []
+        for i, part in enumerate(parts):
+            fut = client.submit(count_leaf, count_fn, part, key=f"tokembed-count-{run}-{i}", pure=False, priority=0)
+            where[fut.key] = describe_partition(part, len(parts))
+            leaves.append(fut)
+        nbytes = {fut.key: getattr(part, "nbytes", 0) for fut, part in zip(leaves, parts)}
+        below = leaves
+        spans = [(i, i + 1) for i in range(len(parts))]
+        merges = []
+        for k, level in enumerate(levels, start=1):
+            above, above_spans = [], []
+            for j, group in enumerate(level):
+                first, last = spans[group.start][0], spans[group.stop - 1][1]
+                fut = client.submit(merge_nodes, merge, *[below[g] for g in group], key=f"tokembed-merge-{run}-{k}-{j}",
+                                    pure=False, priority=10)
+                where[fut.key] = describe_span(parts, first, last)
+                above.append(fut)
+                above_spans.append((first, last))
+            merges.extend(above)
+            below, spans = above, above_spans
+        root = below[0]  # the client holds the other futures in leaves / merges until they are done
+        order = {fut.key: n for n, fut in enumerate([*leaves, *merges])}
+        try:
+            for fut in as_completed([*leaves, *merges], loop=client.loop):
+                if fut.status == "error":
+                    self._raise(fut, leaves, merges, order, where)
+                if fut.key in nbytes and progress is not None:
+                    progress.advance(nbytes[fut.key])
+            node = root.result()
+        except BaseException:
+            client.cancel([*leaves, *merges], force=True)
+            raise
+        finally:
+            leaves.clear()
+            merges.clear()
+        stats.count_seconds, stats.merge_seconds = node.count_seconds, node.merge_seconds
+        self.last_stats = stats
+        return node.value
+
+    @staticmethod
+    def _raise(fut: Any, leaves: list, merges: list, order: dict, where: dict) -> None:
+        """Raise the error of the first failed task in tree order (a failed partition before the merges that
+        depend on it, whose error is the same)."""
+        from distributed import KilledWorker
+
+        failed = sorted([f for f in (*leaves, *merges) if f.status == "error"] or [fut], key=lambda f: order[f.key])
+        first = failed[0]
+        exc = first.exception()
+        what = where.get(first.key, first.key)
+        if isinstance(exc, KilledWorker):
+            # Dask counts a death against every task the worker held (running, or queued behind the one that
+            # crashed it), so name each task that reached the limit
+            killed = [f for f in failed if isinstance(f.exception(), KilledWorker)]
+            named = "; ".join(where.get(f.key, f.key) for f in killed[:3]) + (
+                f"; and {len(killed) - 3} more" if len(killed) > 3 else "")
+            them = "it" if len(killed) == 1 else "them (a death counts against every task the worker held)"
+            limit = exc.allowed_failures
+            last = getattr(exc.last_worker, "address", exc.last_worker)
+            raise EngineError(
+                f"{named}: the worker running {them} died {limit + 1} times (Dask's retry limit, "
+                f"distributed.scheduler.allowed-failures={limit}); the last was {last}. "
+                "A task that kills every worker it runs on usually runs out of memory: lower engine.partition_mb, or "
+                "give the workers more memory") from None
+        raise failure(exc, what) from exc

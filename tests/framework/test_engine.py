@@ -1,0 +1,235 @@
+"""tokembed.engine without a cluster: the ordered merge tree, the local engine, the engine: recipe section, and
+the contract check of partial counts. (On a Dask LocalCluster: test_engine_dask.py.)"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from tokembed.corpus import Corpus
+from tokembed.engine import CountDocuments, LocalEngine, merge_counts, open_engine, tree_levels
+from tokembed.errors import CorpusReadError, EngineError, RecipeError
+from tokembed.plugins.word.tokenizer import WordTokenizer
+from tokembed.recipe import load_recipe_string
+from tokembed.testing import sample_corpus
+
+from engine_helpers import tokenizers, write_corpus
+
+
+# -- the tree ---------------------------------------------------------------------------------------------------
+def test_tree_levels_join_adjacent_nodes_only():
+    for n in range(1, 40):
+        for fan_in in (2, 3, 4):
+            items = [str(i) for i in range(n)]
+            for level in tree_levels(n, fan_in):
+                assert level[0].start == 0 and level[-1].stop == len(items)
+                assert all(a.stop == b.start and len(a) <= fan_in for a, b in zip(level, level[1:]))
+                items = ["+".join(items[i] for i in group) for group in level]
+            assert items == ["+".join(str(i) for i in range(n))]  # every leaf, in order, once
+    assert [len(level) for level in tree_levels(8192, 4)] == [2048, 512, 128, 32, 8, 2, 1]
+
+
+@dataclass(frozen=True)
+class _Slow:
+    """A count that finishes in random order: the string of the partition after a random sleep."""
+
+    def __call__(self, part: int) -> str:
+        time.sleep(random.random() * 0.01)
+        return f"[{part}]"
+
+
+def _concat(a: str, b: str) -> str:  # not commutative: shows any reordering
+    return a + b
+
+
+def test_local_map_reduce_merges_in_partition_order_whatever_finishes_first():
+    engine = LocalEngine(workers=4, fan_in=3)
+    got = engine.map_reduce(_Slow(), list(range(30)), _concat)
+    assert got == "".join(f"[{i}]" for i in range(30))
+    assert engine.last_stats.partitions == 30 and engine.last_stats.depth == 4  # 30 -> 10 -> 4 -> 2 -> 1
+    assert engine.map_reduce(_Slow(), [7], _concat) == "[7]"  # a single partition: no merge
+    with pytest.raises(ValueError, match="no partition"):
+        engine.map_reduce(_Slow(), [], _concat)
+
+
+# -- counting a corpus with the local engine ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    return write_corpus(tmp_path_factory.mktemp("engine") / "corpus.txt")
+
+
+@pytest.mark.parametrize("unit", ["line", "paragraph"])
+@pytest.mark.parametrize("partition_mb", [0.002, 0.05, 100])
+def test_local_partitions_count_what_the_streamed_corpus_counts(corpus_file, unit, partition_mb):
+    corpus = Corpus((corpus_file,), unit=unit)
+    engine = LocalEngine(workers=2, partition_mb=partition_mb)
+    parts = engine.partitions(corpus)
+    assert len(parts) >= 8
+    if partition_mb == 0.002:  # ranges inside the 30 KB line hold no line start: empty partitions
+        assert any(not list(corpus.read_partition(p)) for p in parts)
+    for tok in tokenizers():
+        assert engine.count(tok.partial_counts, corpus) == tok.partial_counts(corpus), tok
+
+
+def test_the_local_engine_without_partition_mb_streams_in_one_pass(corpus_file):
+    corpus = Corpus((corpus_file,))
+    engine = open_engine("local")
+    assert engine.partitions(corpus) is None
+    tok = WordTokenizer()
+    assert engine.count(tok.partial_counts, corpus) == tok.partial_counts(corpus)
+    assert engine.last_stats.as_dict() == {"engine": "local", "workers": 2, "partitions": 1}
+
+
+def test_documents_in_memory_are_cut_into_list_partitions():
+    docs = sample_corpus(20_000)
+    engine = LocalEngine(partition_mb=0.001)
+    parts = engine.partitions(docs)
+    assert [d for p in parts for d in p.docs] == docs and len(parts) > 8
+    tok = WordTokenizer()
+    assert engine.count(tok.partial_counts, docs) == tok.partial_counts(docs)
+
+
+def test_a_bad_partition_is_named_by_file_and_byte_range(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"good line\n" * 400 + b"bad \xff byte\n" + b"good again\n" * 100)
+    corpus = Corpus((path,))
+    engine = LocalEngine(partition_mb=0.001)
+    with pytest.raises(CorpusReadError) as caught:
+        engine.count(WordTokenizer().partial_counts, corpus)
+    # 5,111 bytes in 8 partitions (4 per thread; 1 KiB would make 5): ranges i * 5111 // 8; the bad line starts at
+    # byte 4,000, in [3833, 4472), the seventh, and the bad byte is its fifth
+    assert str(caught.value) == (f"partition 7/8 ({path}, bytes 3833-4472): {path}: invalid UTF-8 at byte offset "
+                                 "4004 (b'\\xff': invalid start byte); fix the file, or read it with `errors: "
+                                 "replace` in the corpus spec")
+
+
+def test_an_empty_corpus_counted_by_partitions_is_one_error(tmp_path):
+    path = tmp_path / "blank.txt"
+    path.write_text("\n  \n\n" * 100, encoding="utf-8")
+    with pytest.raises(CorpusReadError, match=r"corpus .*blank\.txt: empty \(no non-empty document in 8 partitions\)"):
+        LocalEngine(partition_mb=0.0001).count(WordTokenizer().partial_counts, Corpus.from_path(path))
+
+
+def test_count_documents_is_picklable_by_reference():
+    import pickle
+
+    task = CountDocuments(WordTokenizer(min_frequency=3).partial_counts, Corpus.builtin("moby-dick"))
+    data = pickle.dumps(task)
+    assert b"tokembed.plugins.word.tokenizer" in data and b"WordTokenizer" in data
+    assert pickle.loads(data).count_fn.__self__.min_frequency == 3
+    assert merge_counts.__module__ == "tokembed.engine.base"
+
+
+def test_cooccurrence_and_tfidf_counts_merge_exactly_through_the_tree():
+    """The vectorizers' partial counts (integer-scaled 1/d co-occurrence sums, document frequencies) merged by the
+    tree over 16 partitions equal one pass, bit for bit."""
+    import numpy as np
+
+    from tokembed.plugins.cooccurrence.vectorizer import CooccurrenceVectorizer
+    from tokembed.plugins.tfidf.vectorizer import TfidfVectorizer
+
+    docs = [d.split() for d in sample_corpus(40_000)]
+    engine = LocalEngine(partition_mb=0.002)
+    assert len(engine.partitions(docs)) >= 16  # paragraphs of about 2 KB each
+    cooc = CooccurrenceVectorizer(window=7).fit(docs)  # pass 1 (the vocabulary) on the whole corpus
+    whole, merged = cooc.partial_counts(docs), engine.count(cooc.partial_counts, docs)
+    assert np.array_equal(whole.keys, merged.keys) and np.array_equal(whole.sums, merged.sums)
+    assert (cooc.matrix_ != CooccurrenceVectorizer(window=7).fit(docs).matrix_).nnz == 0
+    tfidf = TfidfVectorizer(min_df=2)
+    a, b = tfidf.partial_counts(docs).terms, engine.count(tfidf.partial_counts, docs).terms
+    assert a.index == b.index and np.array_equal(a.df, b.df) and np.array_equal(a.tf, b.tf) and a.n_docs == b.n_docs
+
+
+# -- the recipe section ---------------------------------------------------------------------------------------------
+_RECIPE = "corpus: {builtin: moby-dick}\ntokenizers:\n  w: {type: word}\n"
+
+
+def _problems(text: str) -> list[str]:
+    with pytest.raises(RecipeError) as caught:
+        load_recipe_string(_RECIPE + text, source="r.yaml")
+    return [str(p) for p in caught.value.problems]
+
+
+def test_engine_section_problems_at_their_lines():
+    assert _problems("engine: {type: dusk, workerz: 2}") == [
+        "r.yaml:4:16: engine.type: expected one of 'local', 'dask', got 'dusk'. Did you mean 'dask'?",
+        "r.yaml:4:22: engine.workerz: unknown engine key. Did you mean 'workers'? Allowed: type, address, workers, "
+        "partition_mb",
+    ]
+    assert _problems("engine: {type: local, address: tcp://127.0.0.1:1}") == [
+        "r.yaml:4:32: engine.address: only the dask engine connects to a scheduler: set type: dask, or drop address"]
+    assert _problems("engine: {partition_mb: 0, workers: 0}") == [
+        "r.yaml:4:24: engine.partition_mb: expected float > 0 or null, got 0.0",
+        "r.yaml:4:36: engine.workers: expected int >= 1 or null, got 0"]
+    assert _problems("engine: [dask]")[0].startswith("r.yaml:4:9: engine: expected {type: local | dask, address:")
+
+
+def test_engine_section_resolves_and_takes_the_command_line_keys():
+    recipe = load_recipe_string(_RECIPE + "engine: {type: local, workers: 3}", engine={"partition_mb": 64})
+    assert recipe.resolved()["engine"] == {"type": "local", "workers": 3, "partition_mb": 64}
+    assert load_recipe_string(_RECIPE).engine is None
+    short = load_recipe_string(_RECIPE + "engine: local", engine={"workers": 1})
+    assert short.resolved()["engine"] == {"type": "local", "workers": 1}
+
+
+def test_dask_engine_without_the_extra_is_a_recipe_problem(monkeypatch):
+    import tokembed.engine.cluster as cluster
+
+    monkeypatch.setattr(cluster, "dask_missing", lambda: "the dask engine needs dask, which is not installed: pip "
+                                                         "install 'tokembed[dask]'")
+    assert _problems("engine: dask") == ["r.yaml:4:9: engine.type: the dask engine needs dask, which is not "
+                                         "installed: pip install 'tokembed[dask]'"]
+    with pytest.raises(EngineError, match="pip install 'tokembed\\[dask\\]'"):
+        open_engine("dask")
+
+
+def test_a_scheduler_that_does_not_answer_is_a_recipe_problem(monkeypatch):
+    pytest.importorskip("distributed")
+    import tokembed.engine.cluster as cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1)
+    (problem,) = _problems("engine: {type: dask, address: 'tcp://127.0.0.1:9'}")
+    assert problem.startswith("r.yaml:4:31: engine.address: no Dask scheduler answers at tcp://127.0.0.1:9 within 1 s")
+
+
+# -- the contract check -----------------------------------------------------------------------------------------
+class _ForgetfulWord(WordTokenizer):
+    """Keeps only the last part's counts: partial counts that do not merge."""
+
+    name = "forgetful"
+
+    def partial_counts(self, corpus):
+        return _Last(super().partial_counts(corpus))
+
+    def fit_counts(self, counts):
+        return super().fit_counts(counts.wc)
+
+
+@dataclass
+class _Last:
+    wc: object
+
+    def merge(self, other):
+        return other
+
+
+def test_the_contract_check_catches_counts_that_do_not_merge():
+    from tokembed.testing import check_partial_counts
+
+    check_partial_counts(WordTokenizer)
+    with pytest.raises(AssertionError, match="partial counts must merge into the counts of the whole"):
+        check_partial_counts(_ForgetfulWord)
+
+
+def _fail_merge(a: str, b: str) -> str:
+    if "[5]" in b:
+        raise ValueError("merge broke")
+    return a + b
+
+
+def test_a_failed_merge_names_the_partitions_it_merges():
+    with pytest.raises(EngineError, match=r"^merging partitions 5-8 of 9 \(4 to 7\): ValueError: merge broke$"):
+        LocalEngine(workers=2, fan_in=4).map_reduce(_Slow(), list(range(9)), _fail_merge)
