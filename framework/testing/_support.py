@@ -139,15 +139,9 @@ def _seed_overrides(cls: type) -> dict[str, Any]:
     return out
 
 
-def _artifact_path(tmp: Path, label: str) -> Path:
-    """Where ``_artifact_bytes(..., label)`` saves: one folder per label and the same file name in each, so that
-    artifacts that name their arrays file (``component.tokembed.npz``) compare equal whatever their label."""
-    return tmp / label / "component.tokembed.json"
-
-
 def _artifact_bytes(cls: type, obj: Any, tmp: Path, label: str) -> bytes:
-    path = _artifact_path(tmp, label)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # saved under its own label: an artifact's bytes must not depend on its file name (the JSON names no file)
+    path = tmp / f"{label}.tokembed.json"
     try:
         obj.save(path)
     except TokembedError as exc:

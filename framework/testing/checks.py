@@ -20,7 +20,6 @@ from ._support import (  # the shared helpers, private
     _BASES,
     _apply,
     _artifact_bytes,
-    _artifact_path,
     _as_array,
     _defaults,
     _fail,
