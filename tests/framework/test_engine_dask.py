@@ -140,11 +140,12 @@ def test_a_recipe_on_the_cluster_writes_the_local_run_s_artifacts_byte_for_byte(
 
 def test_a_failed_partition_fails_the_run_and_writes_no_output_folder(cluster, tmp_path):
     bad = tmp_path / "bad.txt"
-    bad.write_bytes(b"a fine line\n" * 2000 + b"\xff\n")
+    # the bad byte lies past the first 64 KiB that validate reads (SNIFF_BYTES): only a partition finds it
+    bad.write_bytes(b"a fine line\n" * 6000 + b"\xff\n")
     recipe = tmp_path / "r.yaml"
     recipe.write_text(f"corpus: {{path: {bad}}}\ntokenizers:\n  w: {{type: word}}\n", encoding="utf-8")
-    with pytest.raises(CorpusReadError, match=r"r\.yaml:1:9: corpus: partition 8/8 \(.*bad\.txt, bytes \d+-24002\): "
-                                              r".*bad\.txt: invalid UTF-8 at byte offset 24000"):
+    with pytest.raises(CorpusReadError, match=r"r\.yaml:1:9: corpus: partition \d+/\d+ \(.*bad\.txt, bytes \d+-72002\): "
+                                              r".*bad\.txt: invalid UTF-8 at byte offset 72000"):
         run_recipe(recipe, out=tmp_path / "out", quiet=True,
                    engine={"type": "dask", "address": cluster.scheduler_address})
     assert not (tmp_path / "out").exists()  # what was written before (the resolved recipe) is in out.incomplete
