@@ -1,0 +1,124 @@
+"""Byte-range partitions of corpus files, cut at line (or paragraph) starts, for counting on an engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A part of a corpus described by position, so that whoever reads it opens the file itself.
+
+    The partition owns the documents that start in the bytes ``[start, end)`` of ``path``: read from the first
+    cut point at or after ``start`` up to the first cut point at or after ``end``, where a cut point is the start
+    of a line (``unit: line``, JSONL), the start of a blank line (``unit: paragraph``), or only the start of the
+    file (``unit: file``, ``.gz`` files: one partition per file). The partitions of a file, read in order, give
+    exactly the documents of the whole file, whatever the byte ranges; a partition with no cut point inside its
+    range is empty. Finding the cut points reads only bytes of the partition's own range and its last document.
+
+    Attributes
+    ----------
+    index : int
+        Position in the corpus's list of partitions (0-based).
+    path : str
+        The file.
+    start, end : int
+        Byte range of the file (of the compressed file for ``.gz``, always the whole file).
+    nbytes : int
+        Text bytes the range stands for, for progress and throughput (the uncompressed size for ``.gz``).
+    """
+
+    index: int
+    path: str
+    start: int
+    end: int
+    nbytes: int
+
+    def describe(self) -> str:
+        """``FILE, bytes START-END`` (``FILE`` alone for a file read whole)."""
+        return f"{self.path}, bytes {self.start}-{self.end}"
+
+
+class _LineFrom(int):
+    """A line number counted from the start of a partition, not of the file: shown with the byte it counts from."""
+
+    start: int = 0
+
+    def __new__(cls, value: int, start: int) -> "_LineFrom":
+        obj = super().__new__(cls, value)
+        obj.start = start
+        return obj
+
+    def __str__(self) -> str:
+        return f"{int(self)} (counted from byte {self.start})"
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
+class _Range:
+    """The bytes ``[start, end)`` of an open binary file, read by lines (``for raw in fh``) or ``read(n)``;
+    ``start`` and ``end`` are line starts (or 0 and the file's end), so no line crosses them."""
+
+    def __init__(self, fh: Any, start: int, end: int):
+        self.fh, self.start, self.end, self.pos = fh, start, end, start
+        fh.seek(start)
+
+    def __iter__(self) -> Iterator[bytes]:
+        while self.pos < self.end:
+            raw = self.fh.readline()
+            if not raw:
+                return
+            self.pos += len(raw)
+            yield raw
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.end - self.pos
+        data = self.fh.read(left if n is None or n < 0 else min(n, left))
+        self.pos += len(data)
+        return data
+
+
+_SCAN = 1 << 16
+
+
+def _line_start(fh: Any, pos: int, limit: int) -> int:
+    """The first line start at or after ``pos`` (a position just after ``b"\n"``, or 0), or ``limit`` if there is
+    none before ``limit`` (reads at most ``limit - pos + 1`` bytes)."""
+    if pos <= 0:
+        return 0
+    fh.seek(pos - 1)
+    at = pos - 1
+    while at < limit:
+        chunk = fh.read(min(_SCAN, limit - at + 1))
+        if not chunk:
+            return limit
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return min(at + found + 1, limit)
+        at += len(chunk)
+    return limit
+
+
+def _blank_line_start(fh: Any, pos: int, limit: int) -> int:
+    """The start of the first blank line (only whitespace, as ``str.strip`` says) at or after ``pos``, or 0 for
+    ``pos == 0``, or ``limit`` if there is none before ``limit``."""
+    if pos <= 0:
+        return 0
+    at = _line_start(fh, pos, limit)
+    fh.seek(at)
+    while at < limit:
+        raw = fh.readline(limit - at)
+        if not raw:
+            return limit
+        blank = not raw.decode("utf-8", "replace").strip()
+        if not raw.endswith(b"\n") and at + len(raw) >= limit:  # the line runs past limit: no other starts before
+            if blank:  # only whitespace so far: read the rest of the line to know
+                rest = fh.readline()
+                blank = not (raw + rest).decode("utf-8", "replace").strip()
+            return at if blank else limit
+        if blank:
+            return at
+        at += len(raw)
+    return limit
