@@ -360,8 +360,17 @@ def _seed_overrides(cls: type) -> dict[str, Any]:
     return out
 
 
+def _artifact_path(tmp: Path, label: str) -> Path:
+    """Where the artifact ``label`` is saved: one folder per label, the same file name in each. An artifact with
+    arrays names its ``.npz`` file, so artifacts saved under different names could never be byte-identical (the
+    JSON records the ``.npz``'s SHA-256, so comparing the JSON bytes compares the arrays too)."""
+    folder = tmp / label
+    folder.mkdir(exist_ok=True)
+    return folder / "component.tokembed.json"
+
+
 def _artifact_bytes(cls: type, obj: Any, tmp: Path, label: str) -> bytes:
-    path = tmp / f"{label}.tokembed.json"
+    path = _artifact_path(tmp, label)
     try:
         obj.save(path)
     except TokembedError as exc:
@@ -615,7 +624,7 @@ def check_save_load_roundtrip(cls: type, fit_data: Any = None, inputs: Any = Non
                 or art.get("type") != cls.name:
             _fail(cls, "the saved artifact does not carry format 'tokembed', its kind and its type (name)")
         try:
-            loaded = cls.load(tmp_path / "first.tokembed.json")
+            loaded = cls.load(_artifact_path(tmp_path, "first"))
         except TokembedError as exc:
             _fail(cls, f"load of its own artifact raised {type(exc).__name__}: {exc}")
         if type(loaded) is not cls:
@@ -651,7 +660,7 @@ def check_load_rejects_broken(cls: type, fit_data: Any = None, inputs: Any = Non
             "not an artifact": b'{"hello": "world"}\n',
         }
         for label, content in cases.items():
-            path = tmp_path / f"{label.replace(' ', '-')}.tokembed.json"
+            path = tmp_path / "good" / f"{label.replace(' ', '-')}.tokembed.json"  # beside good's arrays
             if content is not None:
                 path.write_bytes(content)
             try:
