@@ -32,6 +32,8 @@ class _SkipGramCBOW(Embedder):
     """What ``fasttext`` and ``word2vec`` share: parameters, training, state, files. Not registered itself."""
 
     fits_on_tokens: ClassVar[bool] = True
+    #: ``wv_`` is a FastTextKeyedVectors (unseen words get n-gram vectors, or zeros) rather than KeyedVectors.
+    _oov_from_ngrams: ClassVar[bool] = False
     _param_constraints: ClassVar[dict[str, str]] = {
         "vector_size": ">= 1", "window": ">= 1", "negative": ">= 0", "sample": ">= 0", "min_count": ">= 1",
         "max_vocab": ">= 1", "epochs": ">= 1", "alpha": "> 0", "min_alpha": ">= 0",
@@ -198,13 +200,15 @@ class _SkipGramCBOW(Embedder):
         if row_offsets is None:
             row_offsets, rows = subword_rows(words, minn, maxn, bucket)
         self._row_offsets, self._rows = row_offsets, rows
-        if bucket:
+        if bucket:  # the mean of each word's rows, a new (V, d) array
             vectors = K.compose_vectors(syn0, row_offsets, rows)
-            _check_finite(vectors, self.name)
+        else:  # one row per word: the vectors are those rows (shared, not copied)
+            vectors = syn0
+        _check_finite(vectors, self.name)
+        if self._oov_from_ngrams:
             wv = FastTextKeyedVectors.from_fasttext(words, vectors, syn0[V:], minn=minn, maxn=maxn, copy=False)
         else:
-            _check_finite(syn0, self.name)
-            wv = KeyedVectors.from_arrays(words, syn0, copy=False)
+            wv = KeyedVectors.from_arrays(words, vectors, copy=False)
         self.input_matrix_ = syn0
         self.output_matrix_ = syn1
         self.counts_ = counts
@@ -389,6 +393,7 @@ class FastTextEmbedder(_SkipGramCBOW):
     """
 
     name: ClassVar[str] = "fasttext"
+    _oov_from_ngrams: ClassVar[bool] = True
     _param_constraints: ClassVar[dict[str, str]] = {**_SkipGramCBOW._param_constraints, "minn": ">= 0",
                                                     "maxn": ">= 0", "bucket": ">= 0"}
 

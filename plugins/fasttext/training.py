@@ -227,14 +227,17 @@ class _Progress:
             self.bar = tqdm(total=total, desc=desc, unit=" words", unit_scale=True, mininterval=0.5, leave=False,
                             disable=None, smoothing=0.1)
 
+    @staticmethod
+    def rate(done: int, elapsed: float, workers: int) -> str:
+        """The bar's postfix: ``"12,345 words/s/thread"`` (fastText's measure: words read per second per thread)."""
+        return f"{done / elapsed / workers:,.0f} words/s/thread" if elapsed > 0 else "- words/s/thread"
+
     def update(self, done: int) -> None:
         if self.bar is None:
             return
         self.bar.update(done - self.shown)
         self.shown = done
-        elapsed = time.perf_counter() - self.start
-        if elapsed > 0:
-            self.bar.set_postfix_str(f"{done / elapsed / self.workers:,.0f} words/s/thread", refresh=False)
+        self.bar.set_postfix_str(self.rate(done, time.perf_counter() - self.start, self.workers), refresh=False)
 
     def close(self) -> None:
         if self.bar is not None:
