@@ -172,7 +172,7 @@ _PROGRAM = textwrap.dedent("""
     import hashlib, json, sys, tempfile, pathlib
     from tokembed.plugins.fasttext import FastTextEmbedder, Word2VecEmbedder
     from tokembed.testing import sample_corpus
-    docs = [p.split() for p in sample_corpus(20_000)]
+    docs = [p.split() for p in sample_corpus(10_000)]
     out = {}
     tmp = pathlib.Path(tempfile.mkdtemp())
     for cls, kw in ((FastTextEmbedder, {"bucket": 2000}), (Word2VecEmbedder, {"sg": False, "hs": True})):
@@ -193,8 +193,8 @@ def _fit_in_process(seed: int, hashseed: str) -> dict:
 
 
 def test_one_worker_and_a_seed_give_identical_files_whatever_the_hash_seed():
-    runs = [_fit_in_process(3, h) for h in ("0", "1", "4242")]
-    assert runs[0] == runs[1] == runs[2]
+    runs = [_fit_in_process(3, h) for h in ("0", "4242")]
+    assert runs[0] == runs[1]
     assert _fit_in_process(4, "0") != runs[0]
 
 
@@ -226,12 +226,12 @@ _MEMORY = textwrap.dedent("""
     rng = np.random.default_rng(0)
     words = [f"w{i}x{i % 97}" for i in range(20_000)]
     p = 1.0 / np.arange(1, 20_001); p /= p.sum()
-    ids = rng.choice(20_000, size=1_000_000, p=p).astype(np.int32)
-    seqs = TokenSequences(ids, np.arange(0, 1_000_001, 50), words)
+    ids = rng.choice(20_000, size=200_000, p=p).astype(np.int32)
+    seqs = TokenSequences(ids, np.arange(0, 200_001, 50), words)
     def rss():
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * resource.getpagesize()
-    e = FastTextEmbedder(vector_size=50, bucket=1_000_000, min_count=1, epochs=1, workers=1, show_progress=False)
+    e = FastTextEmbedder(vector_size=50, bucket=600_000, min_count=1, epochs=1, workers=1, show_progress=False)
     before = rss()
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 < before + 100_000_000
     e.fit(seqs)
@@ -246,7 +246,7 @@ def test_real_peak_stays_within_a_quarter_of_the_estimate():
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     total = out["estimate"]["total"]
-    assert out["estimate"]["input_ngrams"] == 200_000_000
+    assert out["estimate"]["input_ngrams"] == 120_000_000
     assert 0.8 * total <= out["delta"] <= 1.25 * total, out
 
 
