@@ -20,7 +20,7 @@ import numpy as np
 from tokembed.components import Embedder
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
 from tokembed.keyedvectors import KeyedVectors
-from tokembed.sequences import TokenSequences, as_token_sequences
+from tokembed.sequences import as_token_sequences
 
 __all__ = ["FastTextEmbedder", "Word2VecEmbedder"]
 
