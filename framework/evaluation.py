@@ -39,6 +39,7 @@ __all__ = [
     "evaluate_word_pairs",
     "evaluate_word_analogies",
     "spearman_interval",
+    "evaluation_words",
     "resolve_evaluation_sets",
     "format_evaluation",
     "EVALUATION_KINDS",
@@ -458,6 +459,24 @@ def evaluate_vectors(
             res = evaluate_word_analogies(kv, name, restrict_vocab=restrict_vocab, case_insensitive=case_insensitive)
         results[name] = {"set": name, **res}
     return results
+
+
+def evaluation_words(sets: Sequence[str]) -> list[str]:
+    """Every word of the evaluation sets (dataset names or files), in first-seen order."""
+    from .datasets import read_analogies, read_word_pairs
+
+    words: dict[str, None] = {}
+    for name, kind in resolve_evaluation_sets(list(sets)).items():
+        if kind == "word_pairs":
+            for a, b, _ in read_word_pairs(name):
+                words.setdefault(a)
+                words.setdefault(b)
+        else:
+            for questions in read_analogies(name).values():
+                for q in questions:
+                    for w in q:
+                        words.setdefault(w)
+    return list(words)
 
 
 def format_evaluation(results: Mapping[str, Mapping[str, Any]]) -> str:

@@ -40,6 +40,8 @@ class RunResult:
     arrays: dict[str, Any] = field(default_factory=dict)
     evaluation: dict[str, dict[str, Any]] = field(default_factory=dict)
     vectorizers: dict[str, Any] = field(default_factory=dict)
+    #: Embedder label -> the label of its input tokenizer.
+    embedder_inputs: dict[str, str] = field(default_factory=dict)
     #: Vectorizer step label -> ``{"shape", "dtype", "sparse", "nnz"}`` of its output matrix.
     matrices: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: ``"vectorizers"`` -> the nearest documents of one document; embedder label -> word -> nearest words.
@@ -322,6 +324,7 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
             emb.fit(None)
     emb.save(out_dir / f"{spec.label}.tokembed.json")
     result.embedders[spec.label] = emb
+    result.embedder_inputs[spec.label] = spec.input or ""
     if spec.nearest:
         result.neighbours[spec.label] = _nearest_words(emb, spec.nearest)
     batch = spec.batch
@@ -360,23 +363,42 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool)
     """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets."""
     from .evaluation import evaluate_vectors, format_evaluation
 
-    sources: list[tuple[str, Any, str]] = []  # (label, getter, the recipe's FILE:LINE:COL or "")
+    sources: list[tuple[str, Any, str, Any]] = []  # (label, getter, the recipe's FILE:LINE:COL or "", tokenizer)
     for label, emb in result.embedders.items():
         if getattr(emb, "wv_", None) is not None:
-            sources.append((label, lambda emb=emb: emb.wv_, ""))
+            tok = result.tokenizers.get(result.embedder_inputs.get(label, ""))
+            pieces = tok is not None and not getattr(tok, "whole_words", False)
+            sources.append((label, lambda emb=emb: emb.wv_, "", tok if pieces else None))
     for vec in spec.vectors:
-        sources.append((vec.label, vec.load, vec.where))
+        sources.append((vec.label, vec.load, vec.where, None))
     results: dict[str, Any] = {}
-    for label, get, where in sources:
+    for label, get, where, tok in sources:
         with timer.step(f"evaluate vectors {label}"):
             vectors = get()
+            options = spec.options()
+            composed = None
+            if tok is not None:
+                # vectors of a subword tokenizer's pieces: each evaluation word gets the mean of its pieces'
+                # vectors (tokembed.pieces), and analogies search those words
+                from .evaluation import evaluation_words
+                from .pieces import compose_word_vectors
+
+                composed = compose_word_vectors(tok, vectors, evaluation_words(spec.sets))
+                vectors = composed.vectors
+                options["restrict_vocab"] = None
             try:
-                results[label] = evaluate_vectors(vectors, list(spec.sets), **spec.options())
+                results[label] = evaluate_vectors(vectors, list(spec.sets), **options)
+                if composed is not None:
+                    results[label]["composed"] = {"compose": composed.compose, "words": composed.words,
+                                                  "single_token_share": round(composed.single_token_share, 6)}
             except TokembedError as exc:  # NaN vectors, ...: say which source
                 prefix = f"{where}: evaluate.vectors.{label}" if where else f"evaluate: vectors {label}"
                 raise type(exc)(f"{prefix}: {exc}") from None
         if not quiet:
-            print(f"evaluation of {label}:\n{format_evaluation(results[label])}")
+            note = "" if tok is None else (f" (words composed from {tok.name} pieces: "
+                                           f"{composed.single_token_share:.1%} are one token)")
+            shown = {k: v for k, v in results[label].items() if k != "composed"}
+            print(f"evaluation of {label}{note}:\n{format_evaluation(shown)}")
     if not sources and not quiet:
         print("evaluate: no word vectors to score (no embedder of this recipe produces them, and evaluate.vectors "
               "names none)")

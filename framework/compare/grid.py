@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import TokembedError
 
-__all__ = ["Grid", "Cell", "run_grid", "evaluation_words"]
+__all__ = ["Grid", "Cell", "run_grid"]
 
 
 @dataclass
@@ -187,25 +187,6 @@ def _fmt(x: float | None, spec: str = ".3f") -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # running
 # ---------------------------------------------------------------------------------------------------------------
-def evaluation_words(sets: Sequence[str]) -> list[str]:
-    """Every word of the evaluation sets (dataset names or files), in first-seen order."""
-    from ..datasets import read_analogies, read_word_pairs
-    from ..evaluation import resolve_evaluation_sets
-
-    words: dict[str, None] = {}
-    for name, kind in resolve_evaluation_sets(list(sets)).items():
-        if kind == "word_pairs":
-            for a, b, _ in read_word_pairs(name):
-                words.setdefault(a)
-                words.setdefault(b)
-        else:
-            for questions in read_analogies(name).values():
-                for q in questions:
-                    for w in q:
-                        words.setdefault(w)
-    return list(words)
-
-
 def run_grid(spec: Any, tokenizers: Mapping[str, Any], docs: Sequence[str], *, folder: Path | None = None,
              progress: Callable[[str], None] | None = None, quiet: bool = True) -> Grid:
     """Train every embedder of ``spec`` (a :class:`tokembed.recipe.GridSpec`) over every tokenizer's token
@@ -233,7 +214,7 @@ def run_grid(spec: Any, tokenizers: Mapping[str, Any], docs: Sequence[str], *, f
     TokembedError
         If the evaluation sets cannot be read (not fetched: the message gives the command), before any training.
     """
-    from ..evaluation import evaluate_vectors
+    from ..evaluation import evaluate_vectors, evaluation_words
     from ..pieces import compose_word_vectors
     from ..runs import progress as bar
     from ..sequences import TokenSequences

@@ -102,6 +102,10 @@ class Tokenizer(Component):
     post_processor: Any = None
     #: The padding token (a vocabulary entry), or None when the tokenizer cannot pad.
     pad_token: str | None = None
+    #: True when every token is a whole word of the text (a word-level vocabulary): word vectors trained on its
+    #: output are looked up by word. False (subword and character tokenizers): an evaluation word gets a vector
+    #: composed from its pieces (:mod:`tokembed.pieces`).
+    whole_words: ClassVar[bool] = False
 
     # -- to implement -----------------------------------------------------------------------------------------
     def fit(self, corpus: Iterable[str]) -> "Tokenizer":

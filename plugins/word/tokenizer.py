@@ -68,6 +68,7 @@ class WordTokenizer(VocabTokenizer):
     """
 
     name: ClassVar[str] = "word"
+    whole_words: ClassVar[bool] = True
     decode_joiner: ClassVar[str] = " "
     _entry_name: ClassVar[str] = "word"
 

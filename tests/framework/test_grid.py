@@ -185,3 +185,28 @@ compare:
     assert "compare.grid.sets.0: " in lines and "wordsim353" in lines
     assert "compare.grid.compose: expected one of 'mean', 'sum', 'fasttext', got 'max'" in lines
     assert "compare.grid.extra: unknown key" in lines
+
+
+def test_a_run_scores_piece_vectors_through_composed_words(project, tmp_path):
+    """tokembed run: an embedder over a character tokenizer is evaluated on words composed from its pieces; one
+    over the word tokenizer (whole_words) on its own vectors."""
+    from tokembed.runner import run_recipe
+
+    recipe = tmp_path / "run.yaml"
+    recipe.write_text("""\
+corpus: {builtin: moby-dick}
+tokenizers:
+  words: {type: word, min_frequency: 2}
+  chars: {type: char}
+embedders:
+  on_words: {type: count-vectors, input: words, vector_size: 16}
+  on_chars: {type: count-vectors, input: chars, vector_size: 16}
+evaluate: [wordsim353]
+""", encoding="utf-8")
+    result = run_recipe(recipe, out=tmp_path / "run", registry=build_registry(), quiet=True)
+    chars = result.evaluation["on_chars"]
+    # every word of the set is several characters: all six pairs are scored from composed vectors
+    assert chars["composed"] == {"compose": "mean", "words": 5, "single_token_share": 0.0}
+    assert chars["wordsim353"]["pairs_used"] == 6
+    assert "composed" not in result.evaluation["on_words"]
+    assert result.evaluation["on_words"]["wordsim353"]["pairs_used"] == 6
