@@ -24,6 +24,7 @@ __all__ = [
     "DataError",
     "ParameterError",
     "EmptyVocabularyError",
+    "with_context",
 ]
 
 
@@ -166,3 +167,18 @@ class SpecialTokenInCorpusWarning(UserWarning):
 
 class VocabularySizeWarning(UserWarning):
     """Training ended with a vocabulary of another size than ``vocab_size`` (the message says why)."""
+
+
+def with_context(exc: TokembedError, message: str) -> TokembedError:
+    """A copy of ``exc`` (same class, same attributes: ``param``, ``epoch``, ...) whose message is ``message``: how
+    an error is located at its recipe stage or corpus without losing what it carries. An error class whose
+    constructor takes other arguments than one message is copied instead of rebuilt."""
+    try:
+        new = type(exc)(message)
+    except TypeError:  # not built from a message: an instance of the class, its attributes copied
+        new = type(exc).__new__(type(exc))
+        new.__dict__.update(vars(exc))
+    else:
+        new.__dict__.update({k: v for k, v in vars(exc).items() if k not in vars(new)})
+    new.args = (message,)
+    return new

@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 
 from .components import describe_limit
 from .corpus import open_corpus
-from .errors import CorpusError, RecipeError, TokembedError
+from .errors import CorpusError, RecipeError, TokembedError, with_context
 from .io import atomic_save_npy, atomic_save_npz, atomic_write_json, atomic_write_text
 from .export import export_into_run
 from .runs import RunFolder, Timer, progress, stage, yaml_dump
@@ -112,7 +112,7 @@ def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunRe
         try:
             corpus = open_corpus(recipe.corpus)
         except CorpusError as exc:
-            raise type(exc)(f"{corpus_at}: corpus: {exc}") from None
+            raise with_context(exc, f"{corpus_at}: corpus: {exc}") from None
     timer = Timer()
     result = RunResult(out_dir)
     atomic_write_text(out_dir / "recipe.resolved.yaml", yaml_dump(recipe.resolved()))
@@ -227,7 +227,7 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[s
         try:
             docs = list(open_corpus(replace(recipe.corpus, unit=pipe.unit)))
         except CorpusError as exc:
-            raise type(exc)(f"{corpus_at}: corpus: {exc}") from None
+            raise with_context(exc, f"{corpus_at}: corpus: {exc}") from None
     if docs is None:
         docs = list(open_corpus(recipe.corpus)) if recipe.corpus is not None else []
     X: Any = sequences.of(pipe.input, docs, timer) if pipe.input is not None else docs
@@ -393,7 +393,7 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool)
                                                   "single_token_share": round(composed.single_token_share, 6)}
             except TokembedError as exc:  # NaN vectors, ...: say which source
                 prefix = f"{where}: evaluate.vectors.{label}" if where else f"evaluate: vectors {label}"
-                raise type(exc)(f"{prefix}: {exc}") from None
+                raise with_context(exc, f"{prefix}: {exc}") from None
         if not quiet:
             note = "" if tok is None else (f" (words composed from {tok.name} pieces: "
                                            f"{composed.single_token_share:.1%} are one token)")

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .errors import CorpusReadError, TokembedError
+from .errors import CorpusReadError, TokembedError, with_context
 from .io import RUN_MARKER
 
 __all__ = ["RunFolder", "Timer", "stage", "progress", "yaml_dump", "lock_path"]
@@ -235,8 +235,8 @@ class RunFolder:
             kept = self.abandon()
             state = "is unchanged" if self.out.exists() else "was not created"
             if isinstance(exc, TokembedError) and kept is not None:
-                raise type(exc)(f"{exc}\n(the files written before the error are in {kept}; {self.out} {state})"
-                                ) from None
+                raise with_context(exc, f"{exc}\n(the files written before the error are in {kept}; {self.out} "
+                                        f"{state})") from None
             if isinstance(exc, (KeyboardInterrupt, SystemExit)) and kept is not None:
                 print(f"tokembed: the files written before the interruption are in {kept}; {self.out} {state}",
                       file=sys.stderr)
@@ -331,8 +331,8 @@ def stage(spec, prefix: str = "", corpus_at: str | None = None) -> Iterator[None
     except CorpusReadError as exc:
         if corpus_at is None:
             raise
-        raise type(exc)(f"{corpus_at}: corpus: {exc}") from None
+        raise with_context(exc, f"{corpus_at}: corpus: {exc}") from None
     except TokembedError as exc:
         section = {"tokenizer": "tokenizers", "embedder": "embedders", "vectorizer": "vectorizers"}.get(
             spec.kind, spec.kind)
-        raise type(exc)(f"{spec.location}: {prefix}{section}.{spec.label}: {exc}") from None
+        raise with_context(exc, f"{spec.location}: {prefix}{section}.{spec.label}: {exc}") from None

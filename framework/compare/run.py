@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..corpus import open_corpus, open_parallel
-from ..errors import CorpusError, RecipeError, TokembedError
+from ..errors import CorpusError, RecipeError, TokembedError, with_context
 from ..io import atomic_write_json, atomic_write_text
 from ..recipe.load import load_tokenizer
 from ..recipe.specs import ComponentSpec
@@ -199,7 +199,7 @@ def run_comparison(
             try:
                 train = timed("read training corpus", lambda: open_corpus(loaded.corpus))
             except CorpusError as exc:
-                raise type(exc)(f"{loaded.corpus.location}: corpus: {exc}") from None
+                raise with_context(exc, f"{loaded.corpus.location}: corpus: {exc}") from None
             size = _size(train)
             counted = f": {len(train):,} documents" if isinstance(train, list) else ""
             _say(quiet, f"training corpus {loaded.corpus.describe()}{counted}, {size / 1e6:.1f} MB")
@@ -250,7 +250,7 @@ def run_comparison(
                 try:
                     docs = timed("read training corpus", lambda: list(open_corpus(loaded.corpus)))
                 except CorpusError as exc:
-                    raise type(exc)(f"{loaded.corpus.location}: corpus: {exc}") from None
+                    raise with_context(exc, f"{loaded.corpus.location}: corpus: {exc}") from None
             grid = timed("grid", lambda: run_grid(spec.grid, tokenizers, docs, folder=work_dir,
                                                   progress=lambda m: _say(quiet, m), quiet=quiet))
             files.update(grid.write(work_dir))

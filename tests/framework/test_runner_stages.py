@@ -232,3 +232,22 @@ def test_the_cli_runs_the_pipeline_and_prints_the_shapes(tiny, tmp_path):
     assert done.returncode == 0, done.stderr
     # 4 lines x 7 entries (<pad>, <unk>, the, whale, and, sea, ship); 12 distinct (line, word) pairs
     assert "vectorizer tiny-counts: 4 x 7 float64 (sparse, 12 non-zeros)" in done.stdout
+
+
+def test_errors_with_their_own_constructor_are_located_not_turned_into_tracebacks(tmp_path):
+    """A component error whose class takes more than a message (ParameterError) raised while a stage runs keeps its
+    class and attributes and gains the stage's location."""
+    from tokembed.errors import ParameterError, with_context
+
+    err = with_context(ParameterError("svd", "n_components", "=50 is above its bound 3"), "r.yaml:4:9: x: boom")
+    assert isinstance(err, ParameterError) and err.param == "n_components" and str(err) == "r.yaml:4:9: x: boom"
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          input: words
+          steps: [{type: tfidf}, {type: svd, n_components: 500}]
+        """)
+    with pytest.raises(ParameterError) as info:
+        run_recipe(path, out=tmp_path / "out", registry=build_registry(), quiet=True)
+    # line 6 is the steps line; column 26 is the second step's "{" ("  steps: [" is 10 characters, "{type: tfidf}, " 15)
+    assert str(info.value).startswith(f"{path}:6:26: vectorizers.svd: svd: n_components=500 is above")
+    assert info.value.param == "n_components"
