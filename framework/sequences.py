@@ -101,6 +101,9 @@ class TokenSequences:
         The documents are streamed in batches of ``batch_size`` through ``tokenizer.encode_ids`` (ids only; see
         :meth:`tokembed.Tokenizer.encode_ids`), so only the ids are held. ``vocab`` is the tokenizer's vocabulary in id order; ``special_ids`` its special tokens.
         """
+        if isinstance(documents, str):
+            raise TokembedError("token sequences: documents must be an iterable of str, got one str; wrap it in a "
+                                "list")
         n_vocab = tokenizer.get_vocab_size()
         vocab = [tokenizer.id_to_token(i) for i in range(n_vocab)]
         parts: list[np.ndarray] = []
@@ -221,6 +224,11 @@ def as_token_sequences(X: Any, what: str = "input") -> TokenSequences:
     """
     if isinstance(X, TokenSequences):
         return X
+    if X is None:
+        raise TokembedError(f"{what}: expected documents as token sequences, got None")
     if isinstance(X, str):
         raise TokembedError(f"{what}: expected documents as token sequences, got one str")
+    if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2:  # scipy.sparse or a 2-D ndarray
+        raise TokembedError(f"{what}: expected documents as token sequences, got a {X.shape[0]} x {X.shape[1]} "
+                            "matrix (a vectorizer that reads documents cannot follow one that outputs a matrix)")
     return TokenSequences.from_tokens(X)

@@ -32,6 +32,9 @@ class Vectorizer(Component):
     #: one-hot encoding) or ``"vocabulary"`` (a square (V, V) matrix over ``get_feature_names_out()``: a word-word
     #: co-occurrence matrix).
     output_rows: ClassVar[Literal["documents", "tokens", "vocabulary"]] = "documents"
+    #: What ``fit`` reads: ``"documents"`` (token sequences, token lists or raw text: a pipeline's first step) or
+    #: ``"matrix"`` (another vectorizer's output: a later step). ``tokembed validate`` checks a pipeline's order.
+    input_kind: ClassVar[Literal["documents", "matrix"]] = "documents"
 
     def fit(self, X: Any) -> "Vectorizer":
         raise NotImplementedError

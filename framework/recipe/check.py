@@ -209,6 +209,14 @@ class _Checker:
             spec = self.stage("vectorizer", "vectorizers", str(i), item, f"vectorizers.steps.{i}")
             if spec is not None:
                 specs.append(spec)
+        for i, spec in enumerate(specs):  # documents first, then each step reads the matrix the previous one gives
+            wanted = "documents" if i == 0 else "matrix"
+            kind = getattr(spec.cls, "input_kind", "documents")
+            if kind != wanted:
+                where = ("the pipeline starts from documents (the input tokenizer's token sequences, or the raw text)"
+                         if i == 0 else f"it follows {specs[i - 1].type}, whose output is a matrix")
+                self.problems.add(steps_node.value[int(spec.label)], f"vectorizers.steps.{spec.label}",
+                                  f"{spec.type} reads {'a matrix' if kind == 'matrix' else 'documents'}, but {where}")
         types_seen = [s.type for s in specs]
         named = []
         for spec in specs:  # each spec's provisional label is its index in steps

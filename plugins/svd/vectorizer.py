@@ -93,6 +93,7 @@ class TruncatedSVD(Vectorizer):
     """
 
     name: ClassVar[str] = "svd"
+    input_kind: ClassVar[str] = "matrix"
     _param_constraints: ClassVar[dict[str, str]] = {"n_components": ">= 1", "n_iter": ">= 0",
                                                     "n_oversamples": ">= 0", "tol": ">= 0"}
 

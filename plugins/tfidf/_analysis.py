@@ -32,6 +32,8 @@ def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tupl
     """
     if isinstance(X, TokenSequences):
         return X, False
+    if X is None:
+        raise TokembedError(f"{name}: expected documents (token sequences, token lists or raw text), got None")
     if isinstance(X, (str, bytes)):
         raise TokembedError(f"{name}: expected an iterable of documents, got one {type(X).__name__}; wrap it in a "
                             "list")

@@ -242,10 +242,14 @@ class TermVectorizer(Vectorizer):
         if fitting:
             self._saw_raw = self._saw_raw or raw
             self._saw_token = self._saw_token or seqs.n_tokens > 0
+        drop = np.zeros(len(seqs.vocab), dtype=bool)
+        if seqs.special_ids:  # a tokenizer's <unk>, <pad>, ...: not terms of the documents
+            drop[list(seqs.special_ids)] = True
         if self._stop_list:
             stop = set(self._stop_list)
-            seqs = _analysis.drop_tokens(seqs, np.fromiter((t in stop for t in seqs.vocab), dtype=bool,
-                                                           count=len(seqs.vocab)))
+            drop |= np.fromiter((t in stop for t in seqs.vocab), dtype=bool, count=len(seqs.vocab))
+        if drop.any():
+            seqs = _analysis.drop_tokens(seqs, drop)
         return seqs
 
     def _learn(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...]:

@@ -102,6 +102,7 @@ class FakeTfidf(Vectorizer):
 
 class FakeSvd(Vectorizer):
     name: ClassVar[str] = "svd"
+    input_kind: ClassVar[str] = "matrix"
 
     def __init__(self, n_components: int = 100, seed: int = 0):
         self.n_components, self.seed = n_components, seed
@@ -481,13 +482,13 @@ def test_built_char_tokenizer_fits(reg):
 
 # -- stages, presets, sections ------------------------------------------------------------------------------------
 def test_vectorizer_step_labels_are_unique(reg):
-    r = load("corpus: {builtin: moby-dick}\ntokenizers:\n  svd: {type: char}\nvectorizers:\n  steps:\n"
-             "    - {type: tfidf}\n    - {preset: lsa-100}\n    - {type: tfidf, norm: l1}\n", reg)
-    # tfidf repeats and "svd" is a tokenizer's label: both get their index
-    assert [s.label for s in r.vectorizers.steps] == ["tfidf-0", "svd-1", "tfidf-2"]
+    r = load("corpus: {builtin: moby-dick}\ntokenizers:\n  tfidf: {type: char}\nvectorizers:\n  steps:\n"
+             "    - {type: tfidf}\n    - {preset: lsa-100}\n    - {type: svd, n_components: 5}\n", reg)
+    # svd repeats and "tfidf" is a tokenizer's label: both get their index
+    assert [s.label for s in r.vectorizers.steps] == ["tfidf-0", "svd-1", "svd-2"]
     assert r.vectorizers.input is None  # raw documents
     assert dict(r.vectorizers.steps[1].params) == {"n_components": 100}
-    assert r.build("vectorizers.1").n_components == 100 and r.build("vectorizers.tfidf-2").norm == "l1"
+    assert r.build("vectorizers.1").n_components == 100 and r.build("vectorizers.svd-2").n_components == 5
 
 
 def test_vectorizer_section_shape(reg):
@@ -626,7 +627,7 @@ def test_set_replaces_creates_and_appends(reg, at_root):
         "tokenizers.extra={type: char, pad_token: null}",  # a whole new stage
         "vectorizers.steps.1.n_components=50",
         "vectorizers.steps[1].seed=7",
-        "vectorizers.steps.2={type: tfidf}",  # one past the end appends
+        "vectorizers.steps.2={type: svd}",  # one past the end appends
         "embedders.position.batch.lines=8",
         "output=runs/other",
     ])
@@ -636,7 +637,7 @@ def test_set_replaces_creates_and_appends(reg, at_root):
     assert r.tokenizers[3].location == "--set tokenizers.extra={type: char, pad_token: null}"
     assert [dict(s.params) for s in r.vectorizers.steps] == [{"sublinear_tf": True}, {"n_components": 50, "seed": 7},
                                                              {}]
-    assert [s.label for s in r.vectorizers.steps] == ["tfidf-0", "svd", "tfidf-2"]
+    assert [s.label for s in r.vectorizers.steps] == ["tfidf", "svd-1", "svd-2"]
     assert r.embedders[0].batch.lines == 8
     assert r.output == Path("runs/other")
     assert r.overrides[0] == "tokenizers.words.min_frequency=3" and len(r.overrides) == 9

@@ -63,6 +63,7 @@ class TinyDense(Vectorizer):
     """The first n_components columns of the input matrix, dense (a stand-in for a truncated SVD)."""
 
     name = "tiny-dense"
+    input_kind = "matrix"
 
     def __init__(self, n_components: int = 2):
         self.n_components = n_components
@@ -251,3 +252,18 @@ def test_errors_with_their_own_constructor_are_located_not_turned_into_traceback
     # line 6 is the steps line; column 26 is the second step's "{" ("  steps: [" is 10 characters, "{type: tfidf}, " 15)
     assert str(info.value).startswith(f"{path}:6:26: vectorizers.svd: svd: n_components=500 is above")
     assert info.value.param == "n_components"
+
+
+def test_validate_checks_the_order_of_the_pipeline(tmp_path):
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          input: words
+          steps: [{type: svd, n_components: 2}, {type: tfidf}, {type: cooccurrence}]
+        """)
+    with pytest.raises(RecipeError) as info:
+        run_recipe(path, out=tmp_path / "out", registry=build_registry(), quiet=True)
+    assert [str(p).split(": ", 1)[1] for p in info.value.problems] == [
+        "vectorizers.steps.0: svd reads a matrix, but the pipeline starts from documents (the input tokenizer's "
+        "token sequences, or the raw text)",
+        "vectorizers.steps.1: tfidf reads documents, but it follows svd, whose output is a matrix",
+        "vectorizers.steps.2: cooccurrence reads documents, but it follows tfidf, whose output is a matrix"]
