@@ -244,6 +244,8 @@ class Corpus:
                 raw = _check_start(path, raw)
                 offset = _BOM_LEN if raw is not None and getattr(raw, "_bom", False) else 0
                 raw = bytes(raw)
+            if b"\x00" in raw:
+                raise _nul_error(path, offset + raw.index(b"\x00"), lineno)
             try:
                 line = raw.decode("utf-8", self.errors)
             except UnicodeDecodeError as exc:
@@ -266,6 +268,8 @@ class Corpus:
                 if getattr(checked, "_bom", False):
                     offset = _BOM_LEN
                 chunk = bytes(checked)
+            if b"\x00" in chunk:
+                raise _nul_error(path, offset + chunk.index(b"\x00"), None)
             try:
                 parts.append(decoder.decode(chunk, final=not chunk))
             except UnicodeDecodeError as exc:
@@ -310,6 +314,14 @@ class Corpus:
 
     def describe(self) -> str:
         return f"{self.name or self.paths[0]} ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''}, {self.format}, {self.unit})"
+
+
+def _nul_error(path: Path, offset: int, lineno: int | None) -> CorpusError:
+    """A NUL byte inside a corpus: valid UTF-8, so no decoder stops it, but never text (the start of a file is
+    sniffed for binary content before reading; this catches a NUL further in)."""
+    where = f"{path}:{lineno}" if lineno is not None else str(path)
+    return CorpusError(f"{where}: holds a NUL byte at byte offset {offset}; a text corpus never holds NUL (a binary "
+                       "file, or text joined with one): remove it first, e.g. `tr -d '\\000' < IN > OUT`")
 
 
 def spread(total: int, n: int) -> list[int]:

@@ -135,6 +135,19 @@ def test_validate_reads_the_first_bytes_of_every_corpus_file(tmp_path, name, dat
     assert "corpus.path" in msg and name in msg and expect in msg
 
 
+@pytest.mark.parametrize("unit", ["line", "file"])
+def test_a_nul_past_the_sniffed_start_is_refused_where_it_is(tmp_path, unit):
+    # validate sniffs the first 64 KiB only; a NUL after them must stop the read, not become part of a token
+    head = b"call me ishmael\n" * 5000  # 80,000 bytes, 5,000 lines
+    (tmp_path / "late.txt").write_bytes(head + b"the\x00whale\n")
+    with pytest.raises(CorpusError) as info:
+        list(Corpus.from_path(tmp_path / "late.txt", unit=unit))
+    offset = len(head) + 3  # "the" precedes the NUL on line 5,001
+    assert f"NUL byte at byte offset {offset}" in str(info.value)
+    if unit == "line":
+        assert "late.txt:5001:" in str(info.value)
+
+
 def test_errors_replace_lets_latin1_through_validate(tmp_path):
     path = _corpus_recipe(tmp_path, "latin1.txt", "café\n".encode("latin-1"), ", errors: replace")
     load_recipe(path, registry=build_registry())
