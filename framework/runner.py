@@ -230,6 +230,9 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[s
             raise with_context(exc, f"{corpus_at}: corpus: {exc}") from None
     if docs is None:
         docs = list(open_corpus(recipe.corpus)) if recipe.corpus is not None else []
+    if pipe.nearest is not None and pipe.nearest >= len(docs):  # known now, before any fitting
+        raise TokembedError(f"{pipe.location}: vectorizers.nearest: {pipe.nearest} is not a document of the corpus "
+                            f"(it has {len(docs):,}, numbered 0 to {len(docs) - 1:,}); nothing was fitted")
     X: Any = sequences.of(pipe.input, docs, timer) if pipe.input is not None else docs
     for i, spec in enumerate(pipe.steps):
         with stage(spec, corpus_at=corpus_at):

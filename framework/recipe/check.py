@@ -217,6 +217,14 @@ class _Checker:
                          if i == 0 else f"it follows {specs[i - 1].type}, whose output is a matrix")
                 self.problems.add(steps_node.value[int(spec.label)], f"vectorizers.steps.{spec.label}",
                                   f"{spec.type} reads {'a matrix' if kind == 'matrix' else 'documents'}, but {where}")
+        if options.get("nearest") is not None and specs:
+            rows = getattr(specs[0].cls, "output_rows", "documents")  # later steps keep the rows they are given
+            if rows != "documents":
+                what = "token" if rows == "tokens" else "vocabulary entry"
+                self.problems.add(fields["nearest"], "vectorizers.nearest",
+                                  f"the pipeline's rows are not documents: {specs[0].type} gives one row per {what}, "
+                                  "so there are no nearest documents to show (start the pipeline with bow or tfidf, "
+                                  "or drop nearest)")
         types_seen = [s.type for s in specs]
         named = []
         for spec in specs:  # each spec's provisional label is its index in steps

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from tokembed.errors import RecipeError
+from tokembed.errors import RecipeError, TokembedError
 from tokembed.registry import build_registry
 from tokembed.runner import run_recipe
 
@@ -267,3 +267,29 @@ def test_validate_checks_the_order_of_the_pipeline(tmp_path):
         "token sequences, or the raw text)",
         "vectorizers.steps.1: tfidf reads documents, but it follows svd, whose output is a matrix",
         "vectorizers.steps.2: cooccurrence reads documents, but it follows tfidf, whose output is a matrix"]
+
+
+def test_nearest_needs_document_rows_and_a_document_that_exists(tmp_path):
+    reg = build_registry()
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          input: words
+          nearest: 0
+          steps: [{type: onehot}]
+        """)
+    with pytest.raises(RecipeError) as info:  # refused at validate: onehot's rows are the tokens
+        run_recipe(path, out=tmp_path / "out", registry=reg, quiet=True)
+    assert [str(p).split(": ", 1)[1] for p in info.value.problems] == [
+        "vectorizers.nearest: the pipeline's rows are not documents: onehot gives one row per token, so there are "
+        "no nearest documents to show (start the pipeline with bow or tfidf, or drop nearest)"]
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          input: words
+          nearest: 4
+          steps: [{type: tfidf}]
+        """)
+    with pytest.raises(TokembedError) as info:  # the corpus has 4 lines, 0 to 3: stopped before fitting tfidf
+        run_recipe(path, out=tmp_path / "out", registry=reg, quiet=True)
+    assert "vectorizers.nearest: 4 is not a document of the corpus (it has 4, numbered 0 to 3)" in str(info.value)
+    assert str(info.value).startswith(f"{path}:")
+    assert not (tmp_path / "out" / "tfidf.tokembed.json").exists()
