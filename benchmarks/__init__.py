@@ -58,6 +58,10 @@ class Case:
         Bytes of input text one call processes; the report then shows throughput in MB/s (10^6 bytes per second).
     notes : str
         Anything a reader needs to read the figures fairly (what each side returns, threads used, ...).
+    quality : bool
+        The check compares quality scores (word-vector evaluations), not outputs that must agree: when it fails, the
+        benchmark still times both sides and reports the miss beside the figures. A check of identical outputs keeps
+        the default (False): a faster wrong answer is not a result, so nothing is timed.
     """
 
     ours: Callable[[], Any]
@@ -65,6 +69,7 @@ class Case:
     check: Callable[[Any, Any], str]
     work_bytes: int | None = None
     notes: str = ""
+    quality: bool = False
 
 
 @dataclass(frozen=True)

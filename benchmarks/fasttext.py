@@ -130,7 +130,7 @@ def fasttext_gensim() -> Case:
                      min_n=3, max_n=6)
         return _from_gensim(m.wv)
 
-    return Case(ours=ours, reference=reference, check=_check("gensim", _TOL), notes=_data_note() + ". " +
+    return Case(ours=ours, reference=reference, quality=True, check=_check("gensim", _TOL), notes=_data_note() + ". " +
                 _GENSIM_NOTES)
 
 
@@ -160,7 +160,7 @@ def word2vec_gensim() -> Case:
         m = Word2Vec(sentences=docs, **_COMMON, sg=1, epochs=epochs, workers=_THREADS, seed=0)
         return _from_gensim(m.wv)
 
-    return Case(ours=ours, reference=reference, check=_check("gensim", _TOL), notes=_data_note() + ". " +
+    return Case(ours=ours, reference=reference, quality=True, check=_check("gensim", _TOL), notes=_data_note() + ". " +
                 _GENSIM_NOTES)
 
 
@@ -196,7 +196,7 @@ def fasttext_facebook() -> Case:
 
         return KeyedVectors.from_arrays(words, np.array([m.get_word_vector(w) for w in words]))
 
-    return Case(ours=ours, reference=reference, check=_check("fastText", 0.05),
+    return Case(ours=ours, reference=reference, quality=True, check=_check("fastText", 0.05),
                 notes=_data_note() + ". fastText reads the same lines from a file (its time includes reading and "
                 "counting them; it also trains its end-of-line token </s>, which ours does not have); ours gets the "
                 "token lists. Same parameters on both sides: lr 0.05 decaying to 0, t (sample) 1e-4, neg 5, "

@@ -164,7 +164,7 @@ def glove() -> Case:
 
     GloVe.warmup()
     epochs = _epochs()
-    return Case(ours=lambda: _run_ours(seqs, epochs), reference=lambda: _run_reference(corpus, epochs),
+    return Case(ours=lambda: _run_ours(seqs, epochs), reference=lambda: _run_reference(corpus, epochs), quality=True,
                 check=_check, work_bytes=corpus.stat().st_size,
                 notes=_NOTES + ("" if epochs == 15 else f" SHORTENED RUN: {epochs} epochs."))
 

@@ -69,6 +69,7 @@ class Result:
     setup_rss_mb: float | None = None
     work_bytes: int | None = None
     notes: str = ""
+    missed: bool = False  # a quality check failed, the timings were taken anyway
     when: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
 
     @property
@@ -131,9 +132,12 @@ def run_benchmark(bench: Benchmark, *, repeat: int = 3, warmup: int = 1, memory:
     except AssertionError as exc:  # CheckFailed included
         result.check_detail = str(exc) or type(exc).__name__
         log(f"[{bench.name}] CHECK FAILED: {result.check_detail}")
-        return result
+        if not case.quality:
+            return result
+        result.missed = True
     first.clear()
-    log(f"[{bench.name}] check passed: {result.check_detail}")
+    if not result.missed:
+        log(f"[{bench.name}] check passed: {result.check_detail}")
     while len(ours_times) < repeat:
         ours_times.append(_timed(case.ours))
         ref_times.append(_timed(case.reference))
@@ -205,8 +209,10 @@ def render_section(result: Result, command: str) -> str:
                   "No timing is recorded while the two sides disagree.", ""]  # fmt: skip
         return "\n".join(lines)
     assert result.ours is not None and result.reference is not None
+    verdict_line = (f"- check ({b.check}): **MISSED**; {result.check_detail}" if result.missed
+                    else f"- check ({b.check}): passed; {result.check_detail}")
     lines += [
-        f"- check ({b.check}): passed; {result.check_detail}",
+        verdict_line,
         (
             f"- timing: median of {result.repeat} calls per side, alternating ours / reference, after "
             f"{result.warmup} untimed warm-up call(s) per side"

@@ -97,6 +97,11 @@ def _embedders(ctx: Context, node: Node | None, parent: Node, path: str) -> tupl
         spec = ctx.stage("embedder", path, label, vnode, lpath)
         if spec is None or len(problems) > before:
             ok = False
+        elif not getattr(spec.cls, "fits_on_tokens", True):
+            problems.add(vnode, lpath, f"{spec.type} learns nothing from token sequences (its table comes from its "
+                                       "parameters alone), so it has no word vectors to score; a grid trains "
+                                       "embedders such as glove, fasttext or word2vec")
+            ok = False
         else:
             specs.append(spec)
     return tuple(specs) if ok else None

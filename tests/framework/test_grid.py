@@ -187,6 +187,25 @@ compare:
     assert "compare.grid.extra: unknown key" in lines
 
 
+def test_an_embedder_that_learns_nothing_from_tokens_is_refused_in_a_grid(project, tmp_path):
+    bad = tmp_path / "sin.yaml"
+    bad.write_text("""\
+corpus: {builtin: moby-dick}
+compare:
+  tokenizers: {words: {type: word}}
+  grid:
+    embedders:
+      pos: {type: sinusoidal, d_model: 8}
+    sets: [wordsim353]
+""", encoding="utf-8")
+    with pytest.raises(RecipeError) as info:
+        load_recipe(bad, registry=build_registry())
+    assert [str(p).split(": ", 1)[1] for p in info.value.problems] == [
+        "compare.grid.embedders.pos: sinusoidal learns nothing from token sequences (its table comes from its "
+        "parameters alone), so it has no word vectors to score; a grid trains embedders such as glove, fasttext or "
+        "word2vec"]
+
+
 def test_a_run_scores_piece_vectors_through_composed_words(project, tmp_path):
     """tokembed run: an embedder over a character tokenizer is evaluated on words composed from its pieces; one
     over the word tokenizer (whole_words) on its own vectors."""
