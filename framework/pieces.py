@@ -13,11 +13,13 @@ vector from the vectors of the pieces its tokenizer splits it into:
   ``"fasttext"`` asks the vectors for the whole word first (FastText's own character n-gram lookup, through
   :meth:`KeyedVectors.get_vector`), and falls back to the mean of the pieces when they have no vector for it.
 - A word none of whose pieces has a vector (all unknown) gets none, and the evaluation skips it (counted as out
-  of vocabulary).
+  of vocabulary). Special tokens (``<unk>``) never lend their vector: a word the tokenizer does not know is out
+  of vocabulary even when the vectors hold a row for ``<unk>``.
 
 The returned :class:`ComposedVectors` also says how many evaluation words are a single token of the tokenizer
-(their vector is the piece's own), the figure that separates "the tokenizer keeps this word whole" from "the
-vector is made up".
+(a token that is not one of its special tokens such as ``<unk>``), the figure that separates "the tokenizer keeps
+this word whole" from "the vector is made up". It is a property of the tokenizer alone: a word kept whole still
+counts when the embedder dropped its token (``min_count``) and the word got no vector.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ class ComposedVectors:
     words : int
         Distinct words asked for.
     single_token : int
-        Words the tokenizer encodes as exactly one token that has a vector.
+        Words the tokenizer encodes as exactly one token that is not a special token (``<unk>``, ...), whether or
+        not the vectors have that token.
     covered : int
         Words that got a vector.
     compose : str
@@ -126,13 +129,14 @@ def compose_word_vectors(tokenizer: Any, vectors: KeyedVectors, words: Iterable[
     unique = list(dict.fromkeys((w.lower() if lowercase else w) for w in words
                                 if w and not any(c.isspace() for c in w)))
     pieces = word_pieces(tokenizer, unique)
+    specials = set(getattr(tokenizer, "special_tokens_", ()) or ())
     keys: list[str] = []
     rows: list[np.ndarray] = []
     single = 0
     for word, toks in zip(unique, pieces):
-        found = [vectors.get_index(t, -1) for t in toks]
+        found = [vectors.get_index(t, -1) for t in toks if t not in specials]  # an <unk> row means nothing
         present = [i for i in found if i >= 0]
-        if len(toks) == 1 and present:
+        if len(toks) == 1 and toks[0] not in specials:
             single += 1
         vec = None
         if compose == "fasttext":

@@ -14,7 +14,8 @@ How a cell is scored
 - Analogies: 3CosAdd accuracy over the questions whose four words got a vector, with the candidates being every
   evaluation word that got a vector (the same candidate set for every cell of a tokenizer, since a subword
   tokenizer has no word vocabulary to search), and the share of questions answered.
-- The share of evaluation words that the tokenizer keeps as a single token with a vector.
+- The share of evaluation words that the tokenizer keeps as a single token (not ``<unk>`` or another special
+  token; a property of the tokenizer, the same in every embedder's cell).
 
 :class:`Grid` holds the cells and renders them (terminal table, JSON, CSV); the HTML report draws a heat map per
 evaluation set (:mod:`tokembed.compare.report`).

@@ -41,6 +41,15 @@ def test_words_are_encoded_as_inside_running_text():
     assert word_pieces(words, ["whale", "kraken"]) == [["whale"], ["<unk>"]]
 
 
+def test_the_single_token_share_is_the_tokenizers_not_the_vectors():
+    words = WordTokenizer(unk_token="<unk>").fit(["the whale and the sea"])
+    kv = KeyedVectors.from_arrays(["whale", "<unk>"], np.eye(2, dtype=np.float32))
+    out = compose_word_vectors(words, kv, ["whale", "sea", "kraken"])
+    # whale and sea are one token each (sea has no vector: still kept whole); kraken is <unk>, one special token
+    assert out.single_token == 2
+    assert out.vectors.index_to_key == ["whale"]  # the <unk> row is no vector for kraken
+
+
 def test_fasttext_mode_asks_the_vectors_for_the_whole_word_first(chars):
     class WithOOV(KeyedVectors):
         def _oov_vector(self, key):
