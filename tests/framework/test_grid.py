@@ -229,3 +229,18 @@ evaluate: [wordsim353]
     assert chars["wordsim353"]["pairs_used"] == 6
     assert "composed" not in result.evaluation["on_words"]
     assert result.evaluation["on_words"]["wordsim353"]["pairs_used"] == 6
+
+
+def test_the_analogy_candidates_are_the_corpus_words_for_every_tokenizer(project, tmp_path):
+    from tokembed.compare.grid import frequent_words
+
+    # counts: the 3, sea 2, whale 2 (a tie, broken by the word), ship 1; lowercased
+    assert frequent_words(["The whale the sea", "whale SEA ship the"], 3) == ["the", "sea", "whale"]
+    run = run_comparison(project, out=tmp_path / "out", registry=build_registry(), quiet=True)
+    words, chars = run.grid.cell("words", "counts"), run.grid.cell("chars", "counts")
+    # the char tokenizer gives every pool word a vector; the word tokenizer (min_frequency 2) loses the words seen
+    # once, so its pool, the same list of words, has fewer rows with a vector
+    pool_words = words.scores["google_analogy"]["restrict_vocab"]
+    pool_chars = chars.scores["google_analogy"]["restrict_vocab"]
+    assert 0 < pool_words < pool_chars
+    assert words.scores["google_analogy"]["questions_total"] == chars.scores["google_analogy"]["questions_total"] == 2
