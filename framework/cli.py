@@ -83,6 +83,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
                             quiet=args.quiet)
     text = render(result.comparison, args.format, grid=result.grid)
     print(text, end="" if text.endswith("\n") else "\n")
+    failed = [c for c in result.grid.cells if c.error] if result.grid is not None else []
+    if failed:  # every result is written; the status says that some are missing
+        names = ", ".join(f"{c.tokenizer} x {c.embedder}" for c in failed)
+        print(f"tokembed compare: {len(failed)} of {len(result.grid.cells)} grid cells failed ({names}); the "
+              "others' results are written", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -244,3 +244,14 @@ def test_the_analogy_candidates_are_the_corpus_words_for_every_tokenizer(project
     pool_chars = chars.scores["google_analogy"]["restrict_vocab"]
     assert 0 < pool_words < pool_chars
     assert words.scores["google_analogy"]["questions_total"] == chars.scores["google_analogy"]["questions_total"] == 2
+
+
+def test_the_cli_exits_1_naming_the_failed_cells_after_writing_the_others(project, tmp_path, capsys):
+    from tokembed.cli import main
+
+    status = main(["compare", str(project), "--out", str(tmp_path / "cli"), "--quiet"])
+    err = capsys.readouterr().err
+    # the picky embedder refuses the char vocabulary (it holds "q"): 1 of the 4 cells
+    assert status == 1 and "1 of 4 grid cells failed (chars x picky)" in err
+    written = json.loads((tmp_path / "cli" / "grid.json").read_text())
+    assert [c["error"] is None for c in written["cells"]] == [True, True, True, False]
