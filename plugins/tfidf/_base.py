@@ -77,6 +77,10 @@ class TermVectorizer(Vectorizer):
         if _is_int(self.min_df) and _is_int(self.max_df) and self.min_df > self.max_df:
             raise ParameterError(name, None, f"min_df={self.min_df} is above max_df={self.max_df}: no term can be in "
                                              f"at least {self.min_df} and at most {self.max_df} documents")
+        if _is_float(self.min_df) and _is_float(self.max_df) and self.min_df > self.max_df:
+            raise ParameterError(name, None, f"min_df={self.min_df!r} is above max_df={self.max_df!r}: no term can be "
+                                             f"in at least {self.min_df:.0%} and at most {self.max_df:.0%} of the "
+                                             "documents")
 
     def _validate_more(self) -> None:
         """Hook: a subclass's own parameter checks (before the cross-parameter check)."""

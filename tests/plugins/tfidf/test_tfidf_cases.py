@@ -281,3 +281,7 @@ def test_check_params_reports_every_problem_and_the_cross_check():
     assert [p for p, _ in problems] == ["min_df", "max_features", "dtype"]
     assert BagOfWords.check_params({"min_df": 3, "max_df": 2}) == [
         (None, "bow: min_df=3 is above max_df=2: no term can be in at least 3 and at most 2 documents")]
+    # two shares: impossible whatever the number of documents (0.9 n > 0.1 n), so known before any
+    assert BagOfWords.check_params({"min_df": 0.9, "max_df": 0.1}) == [
+        (None, "bow: min_df=0.9 is above max_df=0.1: no term can be in at least 90% and at most 10% of the documents")]
+    assert BagOfWords.check_params({"min_df": 0.5, "max_df": 2}) == []  # mixed: depends on the corpus, left to fit
