@@ -149,10 +149,12 @@ def _sniff(path: Path, head: bytes) -> None:
                       "corpus never holds NUL)")
 
 
-def check_file_start(path: str | os.PathLike, errors: str = "strict") -> None:
+def check_file_start(path: str | os.PathLike, errors: str = "strict") -> bool:
     """Read the first :data:`SNIFF_BYTES` bytes of a corpus file (decompressed for ``.gz``) and raise what reading
     it would raise there: a UTF-16/32 byte-order mark, UTF-16 without one, NUL bytes (binary), and with
     ``errors="strict"`` invalid UTF-8 (naming the byte offset). ``tokembed validate`` calls it for every file.
+
+    Returns True when the whole file was read and holds nothing but whitespace (no document), else False.
 
     Raises
     ------
@@ -175,6 +177,7 @@ def check_file_start(path: str | os.PathLike, errors: str = "strict") -> None:
             codecs.getincrementaldecoder("utf-8")("strict").decode(bytes(checked), final=False)
         except UnicodeDecodeError as exc:
             raise _decode_error(p, offset + exc.start, exc) from None
+    return len(head) < SNIFF_BYTES and not bytes(checked).strip()
 
 
 def _content_size(path: Path) -> int:

@@ -112,12 +112,12 @@ def _blank_line_start(fh: Any, pos: int, limit: int) -> int:
         raw = fh.readline(limit - at)
         if not raw:
             return limit
-        blank = not raw.decode("utf-8", "replace").strip()
         if not raw.endswith(b"\n") and at + len(raw) >= limit:  # the line runs past limit: no other starts before
-            if blank:  # only whitespace so far: read the rest of the line to know
-                rest = fh.readline()
-                blank = not (raw + rest).decode("utf-8", "replace").strip()
-            return at if blank else limit
+            # read the rest of the line to know: the bytes before limit may end inside a character (a no-break
+            # space, C2 A0, cut after C2 decodes as U+FFFD and would make a blank line look like text)
+            rest = fh.readline()
+            return at if not (raw + rest).decode("utf-8", "replace").strip() else limit
+        blank = not raw.decode("utf-8", "replace").strip()
         if blank:
             return at
         at += len(raw)

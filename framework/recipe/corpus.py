@@ -164,11 +164,16 @@ def _check_starts(paths: tuple[Path, ...], errors: str, node: Node, path: str, p
     from ..errors import CorpusError
 
     bad = []
+    blank = 0
     for file in paths:
         try:
-            check_file_start(file, errors)
+            blank += check_file_start(file, errors)
         except CorpusError as exc:
             bad.append(str(exc))
+    if paths and blank == len(paths):
+        what = f"{paths[0].name} is" if len(paths) == 1 else f"all {len(paths)} files are"
+        problems.add(node, path, f"{what} empty or blank: the corpus has no document to train on")
+        return False
     for message in bad[:_MAX_BAD_FILES]:
         problems.add(node, path, message)
     if len(bad) > _MAX_BAD_FILES:

@@ -176,3 +176,16 @@ def test_truncation_with_pad_to_multiple_of_never_exceeds_max_length():
     assert len(tok.encode("abc", truncation=True, max_length=16, padding=True, pad_to_multiple_of=8)) == 8
     # without truncation, rounding up is what was asked
     assert len(tok.encode(text, padding=True, pad_to_multiple_of=8)) == 24
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\n\t\n"])
+def test_an_empty_or_blank_corpus_is_refused_at_validate(tmp_path, data):
+    path = _corpus_recipe(tmp_path, "empty.txt", data)
+    msg = problems_of(path)
+    assert "corpus.path: empty.txt is empty or blank: the corpus has no document to train on" in msg
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "a.txt").write_bytes(data)
+    (tmp_path / "dir" / "b.txt").write_text("one word\n", encoding="utf-8")  # one file with text is enough
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("corpus: {path: dir}\ntokenizers:\n  c: {type: char}\n", encoding="utf-8")
+    load_recipe(recipe, registry=build_registry())
