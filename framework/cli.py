@@ -111,8 +111,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     tok = load(args.file, registry=_registry(args))
     if getattr(tok, "kind", None) != "tokenizer":
-        raise ArtifactError(f"{args.file}: holds a {getattr(tok, 'kind', '?')}, not a tokenizer; tokembed export "
-                            "writes tokenizers")
+        kind = getattr(tok, "kind", None) or "component of unknown kind"
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise ArtifactError(f"{args.file}: holds {article} {kind}, not a tokenizer; tokembed export writes "
+                            "tokenizers")
     stem = Path(args.file).name.removesuffix(".json").removesuffix(".tokembed")
     for path in export_tokenizer(tok, args.to, args.out, stem=stem):
         print(f"wrote {path}")

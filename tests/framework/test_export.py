@@ -85,6 +85,11 @@ def test_export_vocab_txt_and_formats_a_tokenizer_lacks(saved, tmp_path, capsys)
     char_level.save(tmp_path / "c.tokembed.json")
     assert main(["export", str(tmp_path / "c.tokembed.json"), "--to", "tiktoken", "--out", str(tmp_path / "x")]) == 2
     assert "needs byte_level: true" in capsys.readouterr().err
+    from tokembed.plugins.sinusoidal.embedder import SinusoidalEmbedder
+
+    SinusoidalEmbedder(d_model=4, vocab_size=10).fit(None).save(tmp_path / "pos.tokembed.json")
+    assert main(["export", str(tmp_path / "pos.tokembed.json"), "--to", "hf", "--out", str(tmp_path) + "/"]) == 2
+    assert "holds an embedder, not a tokenizer; tokembed export writes tokenizers" in capsys.readouterr().err
 
 
 def _recipe(tmp_path, body: str):
