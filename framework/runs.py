@@ -333,6 +333,12 @@ def stage(spec, prefix: str = "", corpus_at: str | None = None) -> Iterator[None
             raise
         raise with_context(exc, f"{corpus_at}: corpus: {exc}") from None
     except TokembedError as exc:
-        section = {"tokenizer": "tokenizers", "embedder": "embedders", "vectorizer": "vectorizers"}.get(
-            spec.kind, spec.kind)
-        raise with_context(exc, f"{spec.location}: {prefix}{section}.{spec.label}: {exc}") from None
+        raise with_context(exc, f"{spec.location}: {prefix}{_section(spec)}.{spec.label}: {exc}") from None
+    except MemoryError as exc:  # numpy says what it could not allocate ("Unable to allocate 7.45 GiB for ...")
+        raise TokembedError(f"{spec.location}: {prefix}{_section(spec)}.{spec.label}: out of memory"
+                            f"{': ' + str(exc) if str(exc) else ''}; lower the sizes this stage allocates "
+                            "(vector_size, bucket, max_vocab, vocab_size, ...) or use a smaller corpus") from None
+
+
+def _section(spec) -> str:
+    return {"tokenizer": "tokenizers", "embedder": "embedders", "vectorizer": "vectorizers"}.get(spec.kind, spec.kind)

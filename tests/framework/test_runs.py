@@ -116,3 +116,20 @@ def test_a_successful_run_removes_its_own_earlier_incomplete_folder(tmp_path):
     (incomplete / "notes.md").write_text("mine", encoding="utf-8")
     RunFolder(out).write(_write("done.txt"))
     assert (incomplete / "notes.md").exists()
+
+
+def test_out_of_memory_inside_a_stage_is_located_at_it():
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pytest
+
+    from tokembed.errors import TokembedError
+    from tokembed.runs import stage
+
+    spec = SimpleNamespace(kind="embedder", label="ft", location="r.yaml:7:3")
+    with pytest.raises(TokembedError) as info:
+        with stage(spec):
+            np.empty(1 << 55, dtype=np.uint8)  # 32 PiB: numpy raises its MemoryError subclass at once
+    msg = str(info.value)
+    assert msg.startswith("r.yaml:7:3: embedders.ft: out of memory: Unable to allocate") and "vector_size" in msg
