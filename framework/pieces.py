@@ -16,6 +16,11 @@ vector from the vectors of the pieces its tokenizer splits it into:
   of vocabulary). Special tokens (``<unk>``) never lend their vector: a word the tokenizer does not know is out
   of vocabulary even when the vectors hold a row for ``<unk>``.
 
+Analogies need candidates to search, and a subword tokenizer has no word vocabulary: :func:`with_candidates`
+puts first the :data:`POOL_SIZE` most frequent words of the training corpus (:func:`frequent_words`), composed
+the same way, so that analogies are answered among the same words whatever the tokenizer (``restrict_vocab`` =
+the pool's rows), as gensim answers them among the 30,000 most frequent words of word vectors.
+
 The returned :class:`ComposedVectors` also says how many evaluation words are a single token of the tokenizer
 (a token that is not one of its special tokens such as ``<unk>``), the figure that separates "the tokenizer keeps
 this word whole" from "the vector is made up". It is a property of the tokenizer alone: a word kept whole still
@@ -32,12 +37,15 @@ import numpy as np
 from .errors import TokembedError
 from .keyedvectors import KeyedVectors
 
-__all__ = ["ComposedVectors", "compose_word_vectors", "word_pieces", "COMPOSE_MODES", "CONTEXT"]
+__all__ = ["ComposedVectors", "compose_word_vectors", "word_pieces", "frequent_words", "with_candidates",
+           "COMPOSE_MODES", "CONTEXT", "POOL_SIZE"]
 
 #: How piece vectors make a word vector.
 COMPOSE_MODES = ("mean", "sum", "fasttext")
 #: The text a word follows when it is encoded, so that it is encoded as inside running text.
 CONTEXT = "the"
+#: Words of the analogy candidate pool: the corpus's most frequent (gensim's ``restrict_vocab`` default).
+POOL_SIZE = 30_000
 
 
 @dataclass
@@ -154,3 +162,32 @@ def compose_word_vectors(tokenizer: Any, vectors: KeyedVectors, words: Iterable[
     matrix = np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
     kv = KeyedVectors.from_arrays(keys, matrix, copy=False) if keys else KeyedVectors(dim)
     return ComposedVectors(kv, len(unique), single, len(keys), compose)
+
+
+def frequent_words(docs: Iterable[str], n: int = POOL_SIZE) -> list[str]:
+    """The ``n`` most frequent lowercased whitespace-separated words of ``docs``, count-descending, ties by the word
+    (the same documents give the same list in any process)."""
+    from collections import Counter
+
+    counts: Counter[str] = Counter()
+    for doc in docs:
+        counts.update(doc.lower().split())
+    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def with_candidates(tokenizer: Any, vectors: KeyedVectors, composed: ComposedVectors, pool: list[str],
+                    compose: Literal["mean", "sum", "fasttext"] = "mean") -> tuple[KeyedVectors, int]:
+    """One table for evaluation: the pool words that get a vector (composed from ``vectors`` as the evaluation
+    words were, in pool order), then the evaluation words of ``composed`` outside the pool; and the number of pool
+    rows (pass it as ``restrict_vocab`` so that analogies are answered among the pool).
+
+    Returns ``(table, n_pool)``; ``n_pool`` is 0 when no pool word got a vector.
+    """
+    table = compose_word_vectors(tokenizer, vectors, pool, compose, lowercase=False).vectors
+    words = composed.vectors
+    extra = [w for w in words.index_to_key if w not in table.key_to_index]
+    keys = list(table.index_to_key) + extra
+    if not len(table):
+        return words, 0
+    rows = [table.vectors] + ([words.vectors[[words.key_to_index[w] for w in extra]]] if extra else [])
+    return KeyedVectors.from_arrays(keys, np.vstack(rows).astype(np.float32), copy=False), len(table)

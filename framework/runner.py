@@ -167,7 +167,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
             _run_embedder(recipe, spec, result, corpus, sequences, out_dir, timer, quiet)
 
     if recipe.evaluate is not None:
-        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet)
+        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet, docs)
 
 
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:
@@ -362,9 +362,12 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
     result.arrays[spec.label] = {"input_ids": enc["input_ids"], "embeddings": vectors}
 
 
-def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool) -> dict[str, Any]:
-    """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets."""
-    from .evaluation import evaluate_vectors, format_evaluation
+def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
+              docs: list[str] | None = None) -> dict[str, Any]:
+    """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets.
+    Vectors of a subword tokenizer's pieces are scored on words composed from them (:mod:`tokembed.pieces`), with
+    the corpus's 30,000 most frequent words, composed the same way, as the analogy candidates."""
+    from .evaluation import evaluate_vectors
 
     sources: list[tuple[str, Any, str, Any]] = []  # (label, getter, the recipe's FILE:LINE:COL or "", tokenizer)
     for label, emb in result.embedders.items():
@@ -375,6 +378,7 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool)
     for vec in spec.vectors:
         sources.append((vec.label, vec.load, vec.where, None))
     results: dict[str, Any] = {}
+    pool: list[str] | None = None
     for label, get, where, tok in sources:
         with timer.step(f"evaluate vectors {label}"):
             vectors = get()
@@ -384,11 +388,13 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool)
                 # vectors of a subword tokenizer's pieces: each evaluation word gets the mean of its pieces'
                 # vectors (tokembed.pieces), and analogies search those words
                 from .evaluation import evaluation_words
-                from .pieces import compose_word_vectors
+                from .pieces import compose_word_vectors, frequent_words, with_candidates
 
+                if pool is None:
+                    pool = frequent_words(docs or [])
                 composed = compose_word_vectors(tok, vectors, evaluation_words(spec.sets))
-                vectors = composed.vectors
-                options["restrict_vocab"] = None
+                vectors, n_pool = with_candidates(tok, vectors, composed, pool)
+                options["restrict_vocab"] = n_pool or None
             try:
                 results[label] = evaluate_vectors(vectors, list(spec.sets), **options)
                 if composed is not None:
@@ -397,11 +403,6 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool)
             except TokembedError as exc:  # NaN vectors, ...: say which source
                 prefix = f"{where}: evaluate.vectors.{label}" if where else f"evaluate: vectors {label}"
                 raise with_context(exc, f"{prefix}: {exc}") from None
-        if not quiet:
-            note = "" if tok is None else (f" (words composed from {tok.name} pieces: "
-                                           f"{composed.single_token_share:.1%} are one token)")
-            shown = {k: v for k, v in results[label].items() if k != "composed"}
-            print(f"evaluation of {label}{note}:\n{format_evaluation(shown)}")
     if not sources and not quiet:
         print("evaluate: no word vectors to score (no embedder of this recipe produces them, and evaluate.vectors "
               "names none)")
@@ -468,5 +469,16 @@ def summary_table(result: RunResult) -> str:
         for word, found in (result.neighbours.get(label) or {}).items():
             shown = "no vector" if found is None else ", ".join(f"{k} {s:.2f}" for k, s in found)
             lines.append(f"  {word}: {shown}")
+    if result.evaluation:
+        from .evaluation import format_evaluation
+
+        for label, scores in result.evaluation.items():
+            composed = scores.get("composed")
+            note = ""
+            if composed is not None:
+                tok = result.tokenizers[result.embedder_inputs[label]]
+                note = f" (words composed from {tok.name} pieces: {composed['single_token_share']:.1%} are one token)"
+            shown = {k: v for k, v in scores.items() if k != "composed"}
+            lines.append(f"evaluation of {label}{note}:\n{format_evaluation(shown)}")
     lines.append(f"run folder: {result.output}")
     return "\n".join(lines)

@@ -11,9 +11,9 @@ How a cell is scored
 --------------------
 - Word pairs: Spearman rho with its 95% confidence interval (Fisher z, :func:`tokembed.evaluation.spearman_interval`)
   and the share of the set's pairs whose two words got a vector.
-- Analogies: 3CosAdd accuracy among a candidate pool common to every cell: the :data:`POOL_SIZE` most frequent
-  words of the training corpus (lowercased whitespace-separated forms, count-descending, ties by the word), each
-  given a vector composed from its pieces as the evaluation words are. A question is answered when its four words
+- Analogies: 3CosAdd accuracy among a candidate pool common to every cell: the 30,000 most frequent words of the
+  training corpus (:func:`tokembed.pieces.frequent_words`: lowercased whitespace-separated forms, count-descending,
+  ties by the word), each given a vector composed from its pieces as the evaluation words are. A question is answered when its four words
   are in the pool and got a vector (gensim's ``restrict_vocab=30000`` over word vectors, made to work for subword
   tokenizers, which have no word vocabulary to search); its share of the questions is the set's coverage. The
   pool is the same list of words for every tokenizer, so no tokenizer is scored against a smaller or easier set
@@ -39,10 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import TokembedError
 
-__all__ = ["Grid", "Cell", "run_grid", "POOL_SIZE", "frequent_words"]
-
-#: Words of the analogy candidate pool (the corpus's most frequent; gensim's and our ``restrict_vocab`` default).
-POOL_SIZE = 30_000
+__all__ = ["Grid", "Cell", "run_grid"]
 
 
 @dataclass
@@ -224,13 +221,13 @@ def run_grid(spec: Any, tokenizers: Mapping[str, Any], docs: Sequence[str], *, f
         If the evaluation sets cannot be read (not fetched: the message gives the command), before any training.
     """
     from ..evaluation import evaluate_vectors, evaluation_words
-    from ..pieces import compose_word_vectors
+    from ..pieces import compose_word_vectors, frequent_words, with_candidates
     from ..runs import progress as bar
     from ..sequences import TokenSequences
 
     say = progress or (lambda message: None)
     words = evaluation_words(spec.sets)
-    pool = frequent_words(docs, POOL_SIZE)
+    pool = frequent_words(docs)
     started = time.perf_counter()
     cells: list[Cell] = []
     n_cells = len(tokenizers) * len(spec.embedders)
@@ -256,8 +253,7 @@ def run_grid(spec: Any, tokenizers: Mapping[str, Any], docs: Sequence[str], *, f
                 cell.words, cell.vectors = composed.words, composed.covered
                 cell.single_token_share = round(composed.single_token_share, 6)
                 if composed.covered:
-                    candidates = compose_word_vectors(tok, wv, pool, spec.compose, lowercase=False).vectors
-                    table, n_pool = _pool_first(candidates, composed.vectors)
+                    table, n_pool = with_candidates(tok, wv, composed, pool, spec.compose)
                     cell.scores = evaluate_vectors(table, list(spec.sets), restrict_vocab=max(n_pool, 1))
                 else:
                     raise TokembedError(f"no evaluation word got a vector ({composed.words:,} words; every piece "
@@ -277,31 +273,6 @@ def run_grid(spec: Any, tokenizers: Mapping[str, Any], docs: Sequence[str], *, f
     emb_info = {s.label: {"type": s.type, "params": {k: _plain(v) for k, v in sorted(s.params.items())}}
                 for s in spec.embedders}
     return Grid(tok_info, emb_info, list(spec.sets), spec.compose, cells, round(time.perf_counter() - started, 3))
-
-
-def frequent_words(docs: Sequence[str], n: int) -> list[str]:
-    """The ``n`` most frequent lowercased whitespace-separated words of ``docs``, count-descending, ties by the word
-    (so the same documents give the same list in any process)."""
-    from collections import Counter
-
-    counts: Counter[str] = Counter()
-    for doc in docs:
-        counts.update(doc.lower().split())
-    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
-
-
-def _pool_first(pool: Any, words: Any) -> tuple[Any, int]:
-    """One table: the pool's rows (in pool order) then the evaluation words outside the pool; and the pool's rows."""
-    import numpy as np
-
-    from ..keyedvectors import KeyedVectors
-
-    extra = [w for w in words.index_to_key if w not in pool.key_to_index]
-    keys = list(pool.index_to_key) + extra
-    if not keys:
-        return words, 0
-    rows = [pool.vectors] + ([words.vectors[[words.key_to_index[w] for w in extra]]] if extra else [])
-    return KeyedVectors.from_arrays(keys, np.vstack(rows).astype(np.float32), copy=False), len(pool)
 
 
 def _save_vectors(wv: Any, folder: Path, stem: str) -> str:

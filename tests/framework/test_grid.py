@@ -232,7 +232,7 @@ evaluate: [wordsim353]
 
 
 def test_the_analogy_candidates_are_the_corpus_words_for_every_tokenizer(project, tmp_path):
-    from tokembed.compare.grid import frequent_words
+    from tokembed.pieces import frequent_words
 
     # counts: the 3, sea 2, whale 2 (a tie, broken by the word), ship 1; lowercased
     assert frequent_words(["The whale the sea", "whale SEA ship the"], 3) == ["the", "sea", "whale"]
