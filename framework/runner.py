@@ -254,11 +254,25 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[s
             vec.save(out_dir / f"{spec.label}.tokembed.json")
         result.vectorizers[spec.label] = vec
         result.matrices[spec.label] = _describe_matrix(Y)
+        if _all_zero(Y):
+            import warnings
+
+            warnings.warn(f"{spec.location}: vectorizers.{spec.label}: every value of its {Y.shape[0]:,} x "
+                          f"{Y.shape[1]:,} output is zero (no token of the documents is in its vocabulary?)",
+                          stacklevel=2)
         if pipe.save_matrix:
             _save_matrix(out_dir / spec.label, Y)
         X = Y
     if pipe.nearest is not None:
         result.neighbours["vectorizers"] = _nearest_documents(X, pipe.nearest, docs)
+
+
+def _all_zero(Y: Any) -> bool:
+    import numpy as np
+
+    if hasattr(Y, "nnz"):
+        return Y.nnz == 0 or not np.any(Y.data)
+    return not np.any(np.asarray(Y))
 
 
 def _describe_matrix(Y: Any) -> dict[str, Any]:

@@ -293,3 +293,14 @@ def test_nearest_needs_document_rows_and_a_document_that_exists(tmp_path):
     assert "vectorizers.nearest: 4 is not a document of the corpus (it has 4, numbered 0 to 3)" in str(info.value)
     assert str(info.value).startswith(f"{path}:")
     assert not (tmp_path / "out" / "tfidf.tokembed.json").exists()
+
+
+def test_an_all_zero_output_matrix_is_warned_about(tmp_path):
+    # a fixed vocabulary that no word of the corpus is in: every row is zero
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          input: words
+          steps: [{type: bow, vocabulary: [kraken, leviathan]}]
+        """)
+    with pytest.warns(UserWarning, match=r"vectorizers.bow: every value of its 4 x 2 output is zero"):
+        run_recipe(path, out=tmp_path / "out", registry=build_registry(), quiet=True)
