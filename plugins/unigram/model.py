@@ -190,6 +190,26 @@ class SentencePieceModel:
         list of (ids, offsets)
             Per text: ids int32 of shape (n,) and offsets int64 of shape (n, 2), code-point spans into the text.
         """
+        ids, spans, tok_offsets, stages = self._encode_packed(texts, dropout, seed)
+        out = []
+        bounds = tok_offsets.tolist()
+        for d in range(len(stages)):
+            lo, hi = bounds[d], bounds[d + 1]
+            offsets = spans[lo:hi]
+            if stages[d] is not None and not stages[d].is_one_to_one:
+                offsets = stages[d].original_spans(offsets)
+            out.append((ids[lo:hi], offsets))
+        return out
+
+    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of ``texts`` as :meth:`encode_many` gives them, packed: ``(ids int32 (n_tokens,), lengths int64
+        (n_texts,))``; no per-text arrays, no offsets mapped back."""
+        ids, _, tok_offsets, _ = self._encode_packed(texts, 0.0, 0)
+        return ids[: int(tok_offsets[-1])].copy(), np.diff(tok_offsets)
+
+    def _encode_packed(self, texts: Sequence[str], dropout: float, seed: int):
+        """One kernel call over ``texts``: ids, spans and per-text token offsets (CSR), and per text the surrogate
+        repair applied (None when the text was valid UTF-8)."""
         from tokembed.plugins.bpe.bytelevel import repair_surrogates
 
         from ._kernels_encode import F_DROPOUT, P_SEED, encode_docs
@@ -232,15 +252,7 @@ class SentencePieceModel:
             grown = np.empty((cap, 2), np.int64)
             grown[: spans.shape[0]] = spans
             spans = grown
-        out = []
-        bounds = tok_offsets.tolist()
-        for d in range(n_docs):
-            lo, hi = bounds[d], bounds[d + 1]
-            offsets = spans[lo:hi]
-            if stages[d] is not None and not stages[d].is_one_to_one:
-                offsets = stages[d].original_spans(offsets)
-            out.append((ids[lo:hi], offsets))
-        return out
+        return ids, spans, tok_offsets, stages
 
     def normalize(self, text: str) -> str:
         """The normalized text SentencePiece segments (``▁`` for spaces, the rule applied)."""

@@ -13,7 +13,7 @@ import numpy as np
 from tokembed.components import Tokenizer
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
-from tokembed.postprocess import EncodeOptions
+from tokembed.postprocess import EncodeOptions, resolve_workers
 
 from . import _proto as P
 from . import files
@@ -372,15 +372,33 @@ class UnigramTokenizer(Tokenizer):
         seconds = self._encode_chunks(pairs, workers) if pairs is not None else [None] * len(firsts)
         return opts.pad_batch([opts.process(a, b) for a, b in zip(firsts, seconds)])
 
+    def encode_ids(self, texts: Sequence[str], num_workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Ids only (see :meth:`tokembed.Tokenizer.encode_ids`): the kernel's ids, in chunks of about 64K characters
+        on ``num_workers`` threads, without building an :class:`Encoding` (token strings, offsets) per text. With
+        sampling, through :meth:`encode_batch`."""
+        self._check_is_fitted()
+        texts = list(texts)
+        if self.enable_sampling or not texts:
+            return super().encode_ids(texts)
+        chunks = _chunks(texts)
+        model = self._model
+
+        def work(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+            return model.encode_ids(texts[bounds[0]:bounds[1]])
+
+        workers = resolve_workers(num_workers)
+        if workers == 1 or len(chunks) < 2:
+            parts = [work(c) for c in chunks]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                parts = list(pool.map(work, chunks))
+        return (np.concatenate([p[0] for p in parts]).astype(np.int32, copy=False),
+                np.concatenate([p[1] for p in parts]).astype(np.int64, copy=False))
+
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
-        chunks, lo, size = [], 0, 0
-        for hi, text in enumerate(texts, 1):
-            size += len(text) + 32
-            if size >= 1 << 16:
-                chunks.append((lo, hi))
-                lo, size = hi, 0
-        if lo < len(texts):
-            chunks.append((lo, len(texts)))
+        chunks = _chunks(texts)
         model, itos = self._model, self._model.itos
 
         def work(bounds: tuple[int, int]) -> list[Encoding]:
@@ -665,3 +683,16 @@ class UnigramTokenizer(Tokenizer):
     @classmethod
     def _contract_params(cls) -> dict[str, Any]:
         return {"vocab_size": 300, "character_coverage": 1.0}
+
+
+def _chunks(texts: Sequence[str]) -> list[tuple[int, int]]:
+    """``(lo, hi)`` ranges of ``texts`` of about 64K characters each, one kernel call per range."""
+    chunks, lo, size = [], 0, 0
+    for hi, text in enumerate(texts, 1):
+        size += len(text) + 32
+        if size >= 1 << 16:
+            chunks.append((lo, hi))
+            lo, size = hi, 0
+    if lo < len(texts):
+        chunks.append((lo, len(texts)))
+    return chunks

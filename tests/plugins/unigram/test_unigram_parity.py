@@ -36,6 +36,16 @@ def test_ids_identical_for_every_line(pair):
         assert enc.tokens == [ref.id_to_piece(i) for i in ref.encode(line)]
 
 
+def test_encode_ids_equals_sentencepiece_ids_packed(pair):
+    ours, ref = pair
+    lines = held_out_lines() * 40 + list(EDGE_TEXTS) + ["", "a\ud800b"]  # many 64K-character chunks, on 2 threads
+    ids, lengths = ours.encode_ids(lines, num_workers=2)
+    assert ids.dtype == np.int32 and lengths.dtype == np.int64 and lengths.shape == (len(lines),)
+    want = ref.encode(lines[:-1]) + [ours.encode("a\ud800b", add_special_tokens=False).ids.tolist()]
+    assert ids.tolist() == [i for w in want for i in w]
+    assert lengths.tolist() == [len(w) for w in want]
+
+
 def test_decode_equals_sentencepiece_decode(pair):
     ours, ref = pair
     for line in held_out_lines():
