@@ -90,7 +90,6 @@ def unigram_encode() -> Case:
         return sp.encode(lines, num_threads=2)
 
     return Case(ours=ours, reference=reference, check=_same_ids, work_bytes=n_bytes,
-
                 notes="Ours builds an Encoding per line (ids, token strings, offsets); sentencepiece returns lists of "
                 "ids. Both on 2 threads; ours releases the GIL in the kernel only, building the Encodings holds it.")
 
