@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .report import _CSS, _RC, _WIDTH, _esc, _matplotlib, _mpl, _png
+from .plots import _RC, _WIDTH, _matplotlib, _mpl, _png
+from .report import _CSS, _esc
 
 __all__ = ["grid_section", "grid_heatmap", "write_grid_html"]
 
