@@ -37,17 +37,8 @@ from .compare import COMPARE_KEYS, PARALLEL_KEYS
 from .corpus import CORPUS_LIMITS, CORPUS_OPTIONS, CORPUS_SOURCES
 from .load import LOAD_KEYS, LOADERS
 from .nodes import Problems, apply_override, check_tree, compose_text
-from .specs import (
-    SECTIONS,
-    BatchSpec,
-    CompareSpec,
-    ComponentSpec,
-    CorpusSpec,
-    LoadSpec,
-    ParallelSpec,
-    PipelineSpec,
-    Recipe,
-)
+from .compare_specs import CompareSpec, GridSpec, LoadSpec, ParallelSpec
+from .specs import SECTIONS, BatchSpec, ComponentSpec, CorpusSpec, PipelineSpec, Recipe
 
 __all__ = [
     "load_recipe",
@@ -60,6 +51,7 @@ __all__ = [
     "CompareSpec",
     "LoadSpec",
     "ParallelSpec",
+    "GridSpec",
     "TOP_KEYS",
     "SECTIONS",
     "RESERVED",

@@ -30,7 +30,8 @@ from .nodes import (
     mapping_items,
 )
 from .params import INVALID, Constraint, coerce
-from .specs import CompareSpec, ComponentSpec, CorpusSpec, LoadSpec, ParallelSpec
+from .compare_specs import CompareSpec, LoadSpec, ParallelSpec
+from .specs import ComponentSpec, CorpusSpec
 
 __all__ = ["COMPARE_KEYS", "PARALLEL_KEYS", "check_compare", "trained_labels"]
 

@@ -27,7 +27,8 @@ from .context import Context
 from .evaluate import check_sets
 from .nodes import bad_label, describe_node, did_you_mean, join_path, mapping_items
 from .params import INVALID, coerce
-from .specs import ComponentSpec, GridSpec
+from .compare_specs import GridSpec
+from .specs import ComponentSpec
 
 __all__ = ["GRID_KEYS", "check_grid"]
 

@@ -25,7 +25,7 @@ from .corpus import dataset_location
 from .nodes import did_you_mean, join_path, mapping_items
 from .context import Context
 from .params import ANY, INVALID, REQUIRED, class_params, coerce, describe, method_params, thaw
-from .specs import LoadSpec
+from .compare_specs import LoadSpec
 
 __all__ = ["LOAD_KEYS", "LOADERS", "check_load"]
 
