@@ -255,3 +255,40 @@ def test_the_cli_exits_1_naming_the_failed_cells_after_writing_the_others(projec
     assert status == 1 and "1 of 4 grid cells failed (chars x picky)" in err
     written = json.loads((tmp_path / "cli" / "grid.json").read_text())
     assert [c["error"] is None for c in written["cells"]] == [True, True, True, False]
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "recipes" / "grid-wordvectors.yaml"
+
+
+@pytest.fixture
+def small_sets(tmp_path, monkeypatch):
+    """The five sets of the shipped recipe, as tiny files of Moby Dick's words (not the real datasets)."""
+    home = tmp_path / "sets"
+    home.mkdir()
+    monkeypatch.setenv("TOKEMBED_DATA", str(home))
+    pairs = "".join(f"{a}\t{b}\t{s}\n" for a, b, s in PAIRS)
+    for name in ("wordsim353", "simlex999", "men", "rare_words"):
+        _fake_fetch(home, name, pairs)
+    _fake_fetch(home, "google_analogy", ANALOGIES)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_the_shipped_grid_recipe_runs_on_the_bundled_text(small_sets, tmp_path):
+    # the shipped recipe with its corpus, sizes and epochs made small: every tokenizer x GloVe and FastText
+    small = ["corpus={builtin: moby-dick}", "compare.corpora.wv_corpus={builtin: moby-dick, max_lines: 500}",
+             "compare.tokenizers.bpe8k.vocab_size=600", "compare.tokenizers.bpe32k.vocab_size=1200",
+             "compare.tokenizers.bytebpe32k.vocab_size=600", "compare.tokenizers.wordpiece30k.vocab_size=1200"]
+    for emb in ("glove", "fasttext"):
+        small += [f"compare.grid.embedders.{emb}.vector_size=16", f"compare.grid.embedders.{emb}.epochs=1",
+                  f"compare.grid.embedders.{emb}.workers=1"]
+    small.append("compare.grid.embedders.fasttext.bucket=20000")
+    run = run_comparison(SHIPPED, overrides=small, out=tmp_path / "grid", registry=build_registry(), quiet=True)
+    grid = run.grid
+    assert [t for t in grid.tokenizers] == ["words", "char", "bpe8k", "bpe32k", "bytebpe32k", "wordpiece30k"]
+    assert [c.error for c in grid.cells] == [None] * 12
+    for c in grid.cells:  # every cell scored every set; word pairs have an interval around rho
+        assert set(c.scores) == {"wordsim353", "simlex999", "men", "rare_words", "google_analogy"}
+        low, high = c.scores["men"]["spearman_ci95"]
+        assert low <= c.scores["men"]["spearman"] <= high
+    assert grid.cell("char", "glove").single_token_share == 0.0 and grid.cell("words", "glove").single_token_share == 1
+    assert (tmp_path / "grid" / "grid.json").is_file() and (tmp_path / "grid" / "report.html").is_file()
