@@ -27,6 +27,8 @@ def grid_heatmap(grid: Any, set_name: str) -> bytes:
             v = grid.cell(t, e).headline(set_name)
             if v is not None:
                 values[i, j] = v
+    counts = [u[0] for u in (_used(c.scores.get(set_name) or {}) for c in grid.cells) if u is not None]
+    most = max(counts, default=0)
     with matplotlib.rc_context({**_RC, "axes.grid": False}):
         fig = Figure(figsize=(min(_WIDTH, 2.2 + 1.6 * len(embs)), 0.9 + 0.45 * len(toks)))
         Canvas(fig)
@@ -45,7 +47,11 @@ def grid_heatmap(grid: Any, set_name: str) -> bytes:
                 cell = grid.cell(t, e)
                 if np.isfinite(values[i, j]):
                     dark = (values[i, j] - lo) / (hi - lo) < 0.55
-                    ax.text(j, i, f"{values[i, j]:.3f}", ha="center", va="center", fontsize=9,
+                    used = _used(cell.scores.get(set_name) or {})
+                    label = f"{values[i, j]:.3f}"
+                    if used is not None and used[0] < most:  # fewer pairs or questions than the best-covered cell
+                        label += f"\n{used[0]:,} of {used[1]:,}"
+                    ax.text(j, i, label, ha="center", va="center", fontsize=9 if "\n" not in label else 8,
                             color="white" if dark else "black")
                 else:
                     ax.text(j, i, "failed" if cell.error else "n/a", ha="center", va="center", fontsize=8,
@@ -54,6 +60,13 @@ def grid_heatmap(grid: Any, set_name: str) -> bytes:
         ax.set_title(_mpl(f"{set_name}: {measure}"))
         fig.colorbar(image, ax=ax, fraction=0.05, pad=0.02)
         return _png(fig)
+
+
+def _used(score: dict) -> tuple[int, int] | None:
+    """``(scored, total)`` pairs (or questions) of a cell's score on a set."""
+    used, total = ((score.get("pairs_used"), score.get("pairs_total")) if score.get("kind") == "word_pairs"
+                   else (score.get("questions_used"), score.get("questions_total")))
+    return (int(used), int(total)) if used is not None and total else None
 
 
 def _kind(grid: Any, set_name: str) -> str | None:
@@ -69,15 +82,20 @@ def grid_section(grid: Any) -> str:
     out = ['<section id="grid"><h2>Word vectors by tokenizer</h2>',
            f'<p class="note">Each embedder trained over each tokenizer\'s token sequences of the same corpus; an '
            f'evaluation word split into several pieces gets the {_esc(grid.compose)} of its pieces\' vectors. '
-           'Scores: Spearman rho (word pairs, 95% interval by Fisher z) and 3CosAdd accuracy (analogies, '
-           'candidates: the evaluation words that got a vector). Grey cells: no score (the cell failed, or too few '
-           f'pairs). The whole grid took {grid.seconds:.1f} s.</p>']
+           'Scores: Spearman rho (word pairs, 95% interval by Fisher z) and 3CosAdd accuracy (analogies, answered '
+           'among the 30,000 most frequent words of the corpus, composed the same way for every tokenizer). A cell '
+           'that scored fewer pairs or questions than the best-covered cell of its map says how many; each map has '
+           'its own colour '
+           'scale. Grey cells: no score (the cell failed, or too few pairs). The whole grid took '
+           f'{grid.seconds:.1f} s.</p>']
     sizes = " · ".join(f"{_esc(t)} {info['vocab_size']:,}" for t, info in grid.tokenizers.items())
     out.append(f'<p class="note"><b>Vocabulary sizes:</b> {sizes}</p>')
+    out.append('<div class="heatmaps" style="display:flex;flex-wrap:wrap;gap:12px">')
     for set_name in grid.sets:
         data = base64.b64encode(grid_heatmap(grid, set_name)).decode("ascii")
-        out.append(f'<figure class="plot" id="grid-{_esc(set_name)}"><img alt="{_esc(set_name)} heat map" '
-                   f'src="data:image/png;base64,{data}"></figure>')
+        out.append(f'<figure class="plot" id="grid-{_esc(set_name)}" style="margin:0"><img alt="{_esc(set_name)} '
+                   f'heat map" src="data:image/png;base64,{data}"></figure>')
+    out.append("</div>")
     out.append('<div class="table-wrap"><table><thead><tr><th>tokenizer</th><th>embedder</th>'
                + "".join(f"<th>{_esc(s)}</th>" for s in grid.sets)
                + '<th class="num">single-token words</th><th class="num">seconds</th><th>vectors</th></tr>'
