@@ -147,10 +147,25 @@ class _Checker:
         if not comparing and "evaluate" not in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
             self.problems.add(root, "", "nothing to do: add tokenizers:, vectorizers:, embedders: or evaluate:")
         self.cross_checks(tokenizers, pipeline, embedders)
+        if evaluate is not None and embedders and "evaluate" in top:
+            self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
         if self.problems or (corpus is None and compare is None and not evaluate_only):
             return None
         return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare,
                       evaluate, kept=self.ctx.kept, engine=engine)
+
+    def vector_labels(self, node: Node, embedders: set[str]) -> None:
+        """An ``evaluate.vectors`` label that is also an embedder's would put two sources under one name in
+        ``evaluation.json`` (the file's scores replaced the embedder's)."""
+        if not isinstance(node, MappingNode):
+            return
+        for key, _, vnode in mapping_items(node):
+            if key == "vectors" and isinstance(vnode, MappingNode):
+                for label, knode, _ in mapping_items(vnode):
+                    if label in embedders:
+                        self.problems.add(knode, f"evaluate.vectors.{label}",
+                                          f"{label!r} is also an embedder of this recipe, whose vectors are scored "
+                                          "under that name: give the file another label")
 
     # -- tokenizers: and embedders: -----------------------------------------------------------------------------
     def labelled(self, section: str, node: Node) -> tuple[ComponentSpec, ...]:

@@ -180,9 +180,10 @@ class CooccurrenceVectorizer(Vectorizer):
         def check_int(name: str, value: Any, low: int, optional: bool = False) -> None:
             if optional and value is None:
                 return
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-                raise ParameterError(_NAME, name, f"must be an int >= {low}{' or null' if optional else ''}, "
-                                                  f"got {value!r}")
+            high = 1024 if name == "workers" else 2**31 - 1  # the kernels count in int32/int64
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < low or value > high:
+                raise ParameterError(_NAME, name, f"must be an int >= {low} and <= {high:,}"
+                                                  f"{' or null' if optional else ''}, got {value!r}")
 
         check_int("window", self.window, 1)
         check_int("min_count", self.min_count, 1)

@@ -56,6 +56,9 @@ class _SkipGramCBOW(Embedder):
             raise ParameterError(name, "negative", "must be >= 1 without hierarchical softmax (hs: true), which "
                                                    f"is what trains the output layer then; got {self.negative}")
         _real(name, "ns_exponent", self.ns_exponent)
+        if not -10.0 <= self.ns_exponent <= 10.0:  # counts ** exponent would underflow or overflow every weight
+            raise ParameterError(name, "ns_exponent", f"must be in [-10, 10] (0.75: word2vec's; 0.5: fastText's; 0: "
+                                                      f"uniform), got {self.ns_exponent!r}")
         _real(name, "sample", self.sample, 0.0)
         _int(name, "min_count", self.min_count, 1)
         if self.max_vocab is not None:
@@ -68,7 +71,7 @@ class _SkipGramCBOW(Embedder):
             raise ParameterError(name, "min_alpha", f"must not exceed the starting learning rate alpha="
                                                     f"{self._alpha()}; got {self.min_alpha}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, Integral) or not (
-                self.workers == -1 or self.workers >= 1):
+                self.workers == -1 or 1 <= self.workers <= _HIGH["workers"]):
             raise ParameterError(name, "workers", f"must be -1 (one thread per CPU) or an int >= 1, got "
                                                   f"{self.workers!r}")
         _int(name, "seed", self.seed, 0)
@@ -444,6 +447,9 @@ class FastTextEmbedder(_SkipGramCBOW):
         _int(self.name, "minn", self.minn, 0)
         _int(self.name, "maxn", self.maxn, 0)
         _int(self.name, "bucket", self.bucket, 0)
+        if self.maxn > 0 and self.minn > self.maxn:
+            raise ParameterError(self.name, "maxn", f"={self.maxn} is below minn={self.minn}: no n-gram length is in "
+                                                    "range (set maxn: 0 to train without n-grams)")
         if self.maxn >= max(self.minn, 1) and self.bucket < 1:
             raise ParameterError(self.name, "bucket", f"must be >= 1 when n-grams are used (maxn={self.maxn}); "
                                                       "set maxn: 0 for no n-grams")
@@ -539,9 +545,16 @@ class Word2VecEmbedder(_SkipGramCBOW):
 
 
 # -- helpers ----------------------------------------------------------------------------------------------------
+#: Upper bounds of the integer parameters: the kernels index with int32/int64 and allocate vector_size per row, so a
+#: huge value is refused before any work instead of overflowing inside a kernel.
+_INT_MAX = 2**31 - 1
+_HIGH = {"vector_size": 2**16, "workers": 1024}
+
+
 def _int(name: str, param: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ParameterError(name, param, f"must be an int >= {low}, got {value!r}")
+    high = _HIGH.get(param, _INT_MAX)
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low or value > high:
+        raise ParameterError(name, param, f"must be an int >= {low} and <= {high:,}, got {value!r}")
 
 
 def _real(name: str, param: str, value: Any, low: float | None = None, strict: bool = False) -> None:

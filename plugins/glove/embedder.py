@@ -176,15 +176,16 @@ class GloVe(Embedder):
 
     # -- validation -------------------------------------------------------------------------------------------
     def _validate(self) -> None:
-        _check_int("vector_size", self.vector_size, 1)
-        _check_int("epochs", self.epochs, 1)
+        _check_int("vector_size", self.vector_size, 1, high=2**16)
+        _check_int("epochs", self.epochs, 1, high=2**31 - 1)
         _check_int("seed", self.seed, 0, high=2**63 - 1)
         if self.workers is not None:
-            _check_int("workers", self.workers, 1)
+            _check_int("workers", self.workers, 1, high=1024)
         _check_real("x_max", self.x_max, "> 0", lambda v: math.isfinite(v) and v > 0)
         _check_real("alpha", self.alpha, ">= 0", lambda v: math.isfinite(v) and v >= 0)
         _check_real("learning_rate", self.learning_rate, "> 0", lambda v: math.isfinite(v) and v > 0)
-        _check_real("clip", self.clip, "> 0", lambda v: not math.isnan(v) and v > 0)
+        _check_real("clip", self.clip, "> 0 and finite (a large value such as 1e30 turns clipping off)",
+                    lambda v: math.isfinite(v) and v > 0)
         if self.output not in _OUTPUTS:
             raise ParameterError(_NAME, "output", f"must be one of {', '.join(_OUTPUTS)}, got {self.output!r}")
         try:  # the counting parameters, checked by the co-occurrence plugin and reported under our name
@@ -407,7 +408,7 @@ class GloVe(Embedder):
 def _check_int(name: str, value: Any, low: int, high: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low or (high is not None and
                                                                                      value > high):
-        bound = f"an int >= {low}" + (f" and <= {high}" if high is not None else "")
+        bound = f"an int >= {low}" + (f" and <= {high:,}" if high is not None else "")
         raise ParameterError(_NAME, name, f"must be {bound}, got {value!r}")
 
 

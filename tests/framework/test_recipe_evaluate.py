@@ -253,3 +253,17 @@ def test_docs_name_every_evaluate_key():
         text = (root / doc).read_text(encoding="utf-8")
         keys = [*EVALUATE_KEYS, *_VECTOR_KEYS] if doc == "recipes.md" else [*_VECTOR_KEYS]
         assert [k for k in keys if f"`{k}`" not in text and f"`{k}:" not in text] == [], doc
+
+
+def test_a_vectors_label_that_is_also_an_embedder_is_refused(data_home, tmp_path):
+    # both sources would be scored under one name in evaluation.json: the file's scores replaced the embedder's
+    _fake_fetch(data_home, "wordsim353", "".join(f"{a}\t{b}\t{s}\n" for a, b, s in PAIRS))
+    recipe = tmp_path / "both.yaml"
+    recipe.write_text("corpus: {builtin: moby-dick}\ntokenizers:\n  w: {type: word}\n"
+                      "embedders:\n  g: {type: glove, input: w, vector_size: 8, epochs: 1}\n"
+                      f"evaluate:\n  sets: [wordsim353]\n  vectors:\n    g: {{path: {FIXTURE}}}\n")
+    with pytest.raises(RecipeError) as info:
+        load_recipe(recipe)
+    assert [str(p) for p in info.value.problems] == [
+        f"{recipe}:9:5: evaluate.vectors.g: 'g' is also an embedder of this recipe, whose vectors are scored under "
+        "that name: give the file another label"]

@@ -52,6 +52,12 @@ def test_contract(cls):
     ({"ns_exponent": float("nan")}, "ns_exponent", "finite number"),
     ({"bucket": 0}, "bucket", "must be >= 1 when n-grams are used"),
     ({"minn": -1}, "minn", "must be an int >= 0"),
+    # refused before any work instead of overflowing inside a kernel or dividing by zero in the sampling table
+    ({"vector_size": 10**20}, "vector_size", "must be an int >= 1 and <= 65,536"),
+    ({"window": 10**20}, "window", "must be an int >= 1 and <= 2,147,483,647"),
+    ({"bucket": 10**20}, "bucket", "must be an int >= 0 and <= 2,147,483,647"),
+    ({"ns_exponent": -5000.0}, "ns_exponent", "must be in "),
+    ({"minn": 5, "maxn": 2}, "maxn", "=2 is below minn=5: no n-gram length is in range"),
 ])
 def test_parameter_errors_name_the_parameter(params, param, message):
     problems = FastTextEmbedder.check_params(params)
