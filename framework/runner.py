@@ -231,8 +231,9 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[s
     if docs is None:
         docs = list(open_corpus(recipe.corpus)) if recipe.corpus is not None else []
     if pipe.nearest is not None and pipe.nearest >= len(docs):  # known now, before any fitting
-        raise TokembedError(f"{pipe.location}: vectorizers.nearest: {pipe.nearest} is not a document of the corpus "
-                            f"(it has {len(docs):,}, numbered 0 to {len(docs) - 1:,}); nothing was fitted")
+        raise TokembedError(f"{pipe.nearest_location or pipe.location}: vectorizers.nearest: {pipe.nearest} is not "
+                            f"a document of the corpus (it has {len(docs):,}, numbered 0 to {len(docs) - 1:,}); no "
+                            "vectorizer was fitted")
     X: Any = sequences.of(pipe.input, docs, timer) if pipe.input is not None else docs
     for i, spec in enumerate(pipe.steps):
         with stage(spec, corpus_at=corpus_at):
@@ -258,8 +259,8 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[s
             import warnings
 
             warnings.warn(f"{spec.location}: vectorizers.{spec.label}: every value of its {Y.shape[0]:,} x "
-                          f"{Y.shape[1]:,} output is zero (no token of the documents is in its vocabulary?)",
-                          stacklevel=2)
+                          f"{Y.shape[1]:,} output is zero (a vocabulary that matches no token of the documents, or "
+                          "parameters that zero every cell?)", stacklevel=2)
         if pipe.save_matrix:
             _save_matrix(out_dir / spec.label, Y)
         X = Y

@@ -134,8 +134,7 @@ class Grid:
             for e, s in cols:
                 c = self.cell(tok, e)
                 row.append("error" if c.error else _fmt(c.headline(s)))
-            row.extend("error" if self.cell(tok, e).error else _fmt(self.cell(tok, e).single_token_share, ".1%")
-                       for e in self.embedders)
+            row.extend(_fmt(self.cell(tok, e).single_token_share, ".1%") for e in self.embedders)  # the tokenizer's
             row.append(f"{sum(self.cell(tok, e).seconds for e in self.embedders):.1f}")
             rows.append(row)
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -262,8 +261,11 @@ def run_grid(spec: Any, tokenizers: Mapping[str, Any], docs: Sequence[str], *, f
                     cell.vectors_file = _save_vectors(wv, Path(folder), f"{tok_label}.{emb_spec.label}")
             except Exception as exc:  # noqa: BLE001 - one cell's failure is reported in that cell, the grid goes on
                 cell.error = f"{type(exc).__name__}: {exc}"
-                if not isinstance(exc, TokembedError):
-                    cell.error += " (" + traceback.format_exc(limit=-1).strip().splitlines()[-2].strip() + ")"
+                if not isinstance(exc, TokembedError):  # a plugin bug: say where, the code line of the last frame
+                    lines = traceback.format_exc(limit=-1).strip().splitlines()[:-1]
+                    code = [x.strip() for x in lines if x.strip() and set(x.strip()) - set("^~ ")]
+                    if code:
+                        cell.error += f" ({code[-1]})"
             cell.seconds = round(time.perf_counter() - t1, 3)
             cells.append(cell)
             say(f"grid: cell {done}/{n_cells}: {emb_spec.label} over {tok_label}: "

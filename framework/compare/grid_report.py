@@ -116,7 +116,7 @@ def grid_section(grid: Any) -> str:
                 else (score.get("questions_used"), score.get("questions_total"))
             cover = f"<br><small>{used:,} of {total:,}</small>" if total else ""
             row.append(f'<td class="num">{head:.3f}{extra}{cover}</td>')
-        share = "n/a" if c.error or c.single_token_share is None else f"{c.single_token_share:.1%}"
+        share = "n/a" if c.single_token_share is None else f"{c.single_token_share:.1%}"  # the tokenizer's
         link = f'<a href="{_esc(c.vectors_file)}">{_esc(os.path.basename(c.vectors_file))}</a>' if c.vectors_file \
             else ""
         row.append(f'<td class="num">{share}</td><td class="num">{c.seconds:.1f}</td><td>{link}</td>')

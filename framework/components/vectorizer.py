@@ -35,6 +35,9 @@ class Vectorizer(Component):
     #: What ``fit`` reads: ``"documents"`` (token sequences, token lists or raw text: a pipeline's first step) or
     #: ``"matrix"`` (another vectorizer's output: a later step). ``tokembed validate`` checks a pipeline's order.
     input_kind: ClassVar[Literal["documents", "matrix"]] = "documents"
+    #: Whether a first step may be given raw text (``list[str]``, split by a pre-tokenizer of its own); False for
+    #: one that reads token sequences only, which ``tokembed validate`` then requires an ``input:`` tokenizer for.
+    reads_text: ClassVar[bool] = True
 
     def fit(self, X: Any) -> "Vectorizer":
         raise NotImplementedError

@@ -293,6 +293,15 @@ class Corpus:
         value = record[self.field]
         if not isinstance(value, str):
             raise CorpusError(f"{path}:{lineno}: field {self.field!r} is {type(value).__name__}, not a string")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate written as a JSON escape ("\ud83d"): not text
+            if self.errors != "replace":
+                code = ord(value[exc.start])
+                raise CorpusError(f"{path}:{lineno}: field {self.field!r} holds a lone surrogate (U+{code:04X} at "
+                                  f"character {exc.start}), which is not text; fix the file, or set errors: replace "
+                                  "to read it as U+FFFD") from None
+            value = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
         return value
 
     def head(self, n: int) -> list[str]:

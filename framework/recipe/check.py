@@ -55,6 +55,10 @@ BATCH_FIELDS: dict[str, tuple[Any, Constraint | None]] = {
 }
 
 
+def _a(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def _is_null(node: Node | None) -> bool:
     return isinstance(node, ScalarNode) and is_plain(node) and node.value in NULL_WORDS
 
@@ -232,6 +236,10 @@ class _Checker:
                          if i == 0 else f"it follows {specs[i - 1].type}, whose output is a matrix")
                 self.problems.add(steps_node.value[int(spec.label)], f"vectorizers.steps.{spec.label}",
                                   f"{spec.type} reads {'a matrix' if kind == 'matrix' else 'documents'}, but {where}")
+        if inp is None and "input" not in fields and specs and not getattr(specs[0].cls, "reads_text", True):
+            self.problems.add(steps_node.value[int(specs[0].label)], f"vectorizers.steps.{specs[0].label}",
+                              f"{specs[0].type} counts token sequences and has no pre-tokenizer of its own: give "
+                              "the pipeline an input: tokenizer of this recipe")
         if options.get("nearest") is not None and specs:
             rows = getattr(specs[0].cls, "output_rows", "documents")  # later steps keep the rows they are given
             if rows != "documents":
@@ -247,6 +255,8 @@ class _Checker:
             if types_seen.count(spec.type) > 1 or label in taken:
                 label = f"{spec.type}-{spec.label}"
             named.append(_replace(spec, label=label))
+        if "nearest" in fields:
+            options["nearest_location"] = self.where(fields["nearest"])
         return PipelineSpec(inp, tuple(named), self.where(node), **options)
 
     # -- one stage ----------------------------------------------------------------------------------------------
@@ -418,7 +428,8 @@ class _Checker:
                                            "and params: (a mapping)")
             return None
         if entry.get("kind") != kind:
-            self.problems.add(node, ppath, f"preset {name!r} is a {entry.get('kind')} preset, not a {kind} one")
+            other = entry.get("kind") or "?"
+            self.problems.add(node, ppath, f"preset {name!r} is {_a(other)} {other} preset, not {_a(kind)} {kind} one")
             return None
         return entry
 

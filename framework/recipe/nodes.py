@@ -161,9 +161,9 @@ def describe_node(node: Node) -> str:
     """What a value is, for ``got ...`` in messages: ``a list``, ``a mapping``, ``null``, ``the quoted string
     '8000'`` or the plain scalar's text in quotes."""
     if isinstance(node, SequenceNode):
-        return "a list"
+        return "a list" if node.value else "an empty list"
     if isinstance(node, MappingNode):
-        return "a mapping"
+        return "a mapping" if node.value else "an empty mapping"
     if not is_plain(node):
         quoted = "" if getattr(node, _NOTE, None) else "quoted "  # preset values were not written in the recipe
         return f"the {quoted}string {node.value!r}"

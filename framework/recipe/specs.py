@@ -226,6 +226,8 @@ class PipelineSpec:
         the vectorizers read paragraphs); None: the corpus's own documents.
     nearest : int or None
         Print the 5 documents nearest (by cosine) to this document (0-based) in the last step's output.
+    nearest_location : str
+        ``FILE:LINE:COL`` of ``nearest:`` (where a run reports a document number past the corpus's end).
     """
 
     input: str | None
@@ -234,6 +236,7 @@ class PipelineSpec:
     save_matrix: bool = True
     unit: str | None = None
     nearest: int | None = None
+    nearest_location: str = _field(default="", compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

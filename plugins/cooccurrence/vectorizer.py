@@ -146,6 +146,7 @@ class CooccurrenceVectorizer(Vectorizer):
 
     name: ClassVar[str] = _NAME
     output_rows: ClassVar[str] = "vocabulary"
+    reads_text: ClassVar[bool] = False  # counts token sequences; it has no pre-tokenizer of its own
     _param_constraints: ClassVar[dict[str, str]] = {
         "window": ">= 1", "min_count": ">= 1", "max_vocab": ">= 1", "shift": "> 0", "cds": "> 0, <= 1",
         "workers": ">= 1",

@@ -494,7 +494,7 @@ def test_vectorizer_step_labels_are_unique(reg):
 def test_vectorizer_section_shape(reg):
     head = "corpus: {builtin: moby-dick}\nvectorizers:\n"
     assert problems(head + "  input: null\n  steps: []\n", reg) == [
-        "r.yaml:4:10: vectorizers.steps: expected a non-empty list of stages [{type: ...}, ...], got a list"]
+        "r.yaml:4:10: vectorizers.steps: expected a non-empty list of stages [{type: ...}, ...], got an empty list"]
     assert problems(head + "  steps: [{type: tfidf}]\n  order: 1\n", reg) == [
         "r.yaml:4:3: vectorizers.order: unknown key. Allowed: input, steps, unit, save_matrix, nearest"]
     assert problems(head + "  input: null\n", reg) == [

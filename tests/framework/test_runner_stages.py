@@ -291,7 +291,7 @@ def test_nearest_needs_document_rows_and_a_document_that_exists(tmp_path):
     with pytest.raises(TokembedError) as info:  # the corpus has 4 lines, 0 to 3: stopped before fitting tfidf
         run_recipe(path, out=tmp_path / "out", registry=reg, quiet=True)
     assert "vectorizers.nearest: 4 is not a document of the corpus (it has 4, numbered 0 to 3)" in str(info.value)
-    assert str(info.value).startswith(f"{path}:")
+    assert str(info.value).startswith(f"{path}:6:12: ")  # the nearest: line ("  nearest: " is 11 characters)
     assert not (tmp_path / "out" / "tfidf.tokembed.json").exists()
 
 
@@ -304,3 +304,15 @@ def test_an_all_zero_output_matrix_is_warned_about(tmp_path):
         """)
     with pytest.warns(UserWarning, match=r"vectorizers.bow: every value of its 4 x 2 output is zero"):
         run_recipe(path, out=tmp_path / "out", registry=build_registry(), quiet=True)
+
+
+def test_a_first_step_that_reads_token_sequences_only_needs_an_input(tmp_path):
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          steps: [{type: cooccurrence}]
+        """)
+    with pytest.raises(RecipeError) as info:
+        run_recipe(path, out=tmp_path / "out", registry=build_registry(), quiet=True)
+    assert [str(p).split(": ", 1)[1] for p in info.value.problems] == [
+        "vectorizers.steps.0: cooccurrence counts token sequences and has no pre-tokenizer of its own: give the "
+        "pipeline an input: tokenizer of this recipe"]

@@ -189,3 +189,12 @@ def test_an_empty_or_blank_corpus_is_refused_at_validate(tmp_path, data):
     recipe = tmp_path / "r.yaml"
     recipe.write_text("corpus: {path: dir}\ntokenizers:\n  c: {type: char}\n", encoding="utf-8")
     load_recipe(recipe, registry=build_registry())
+
+
+def test_a_lone_surrogate_escaped_in_jsonl_is_refused_or_replaced(tmp_path):
+    # "\ud83d" alone is valid JSON but no text: it would become a token that cannot be saved as UTF-8
+    (tmp_path / "s.jsonl").write_text('{"text": "ok"}\n{"text": "a\\ud83db"}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"s.jsonl:2: field 'text' holds a lone surrogate \(U\+D83D at character 1\)"):
+        list(Corpus.from_path(tmp_path / "s.jsonl", format="jsonl", field="text"))
+    assert list(Corpus.from_path(tmp_path / "s.jsonl", format="jsonl", field="text", errors="replace")) == [
+        "ok", "a\ufffdb"]
