@@ -128,6 +128,9 @@ def read_word_list(name: str, param: str, value: Any) -> list[str]:
                                               "word per line)") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ParameterError(name, param, f": cannot read {str(path)!r} as UTF-8 text ({exc})") from None
+        if "\x00" in text:  # valid UTF-8, never a word list: a binary file
+            raise ParameterError(name, param, f": {str(path)!r} holds a NUL byte at character {text.index(chr(0))}: "
+                                              "a binary file, not a word list") from None
         return [line.strip() for line in text.splitlines() if line.strip()]
     if isinstance(value, (list, tuple, set, frozenset)):
         words = sorted(value) if isinstance(value, (set, frozenset)) else list(value)

@@ -187,6 +187,10 @@ def test_stop_words_from_a_file(tmp_path):
     assert names(BagOfWords(stop_words=str(path)).fit(["the cat of the sea"])) == ["cat", "sea"]
     with pytest.raises(ParameterError, match="stop_words: no file"):
         BagOfWords(stop_words=str(tmp_path / "missing.txt")).fit(["a"])
+    (tmp_path / "nul.txt").write_bytes(b"the\x00\nof\n")  # NUL is valid UTF-8: refused as a binary file
+    assert BagOfWords.check_params({"stop_words": str(tmp_path / "nul.txt")}) == [
+        ("stop_words", f"bow: stop_words: {str(tmp_path / 'nul.txt')!r} holds a NUL byte at character 3: a binary "
+                       "file, not a word list")]
 
 
 def test_fixed_vocabulary_orders_the_columns():
