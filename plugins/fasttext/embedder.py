@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from tokembed.components import Embedder
-from tokembed.errors import ArtifactError, ParameterError, TokembedError
+from tokembed.errors import ArtifactError, EmptyVocabularyError, ParameterError, TokembedError
 from tokembed.keyedvectors import KeyedVectors
 from tokembed.sequences import as_token_sequences
 
@@ -161,7 +161,7 @@ class _SkipGramCBOW(Embedder):
         ParameterError
             A parameter out of range (see the class docstring).
         EmptyVocabularyError
-            No token occurs ``min_count`` times.
+            No token occurs ``min_count`` times, or no document holds two kept tokens (no context to train on).
         TokembedError
             The input is not token sequences, the model would need more than 2**31 - 1 input rows, or training
             diverged (NaN); lower ``alpha``.
@@ -180,6 +180,10 @@ class _SkipGramCBOW(Embedder):
                                 "bucket or max_vocab")
         ids, offsets = T.prepare_corpus(seqs, vocab.token_map)
         del seqs
+        if offsets.size < 2 or int(np.diff(offsets).max(initial=0)) < 2:  # no (centre, context) pair to train on
+            raise EmptyVocabularyError(f"{self.name}: no document holds two kept tokens (each document is one token, "
+                                       f"or min_count={self.min_count} removed the others), so there is no context "
+                                       "to train on; give documents of several tokens")
         tables = T.make_tables(vocab, minn=minn, maxn=maxn, bucket=bucket, sample=float(self.sample),
                                hs=bool(self.hs), ns_exponent=float(self.ns_exponent))
         syn0, syn1 = T.init_matrices(V, V + bucket, int(self.vector_size), int(self.seed))

@@ -294,3 +294,11 @@ def test_warmup_compiles_each_kernel_once():
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
     for name in ("ngram_rows", "alias_table", "huffman_paths", "train_chunk", "remap_corpus", "compose_vectors"):
         assert counts[name] == 1, (name, counts)
+
+
+def test_documents_of_one_token_are_a_clear_error_not_an_untrained_model():
+    from tokembed.errors import EmptyVocabularyError
+
+    # every document is a single token: no (centre, context) pair, nothing would be trained
+    with pytest.raises(EmptyVocabularyError, match="no document holds two kept tokens"):
+        _ft().fit([["a"], ["b"], ["c"], ["a"]])
