@@ -19,7 +19,7 @@ from ..postprocess import (
 )
 from .base import Component
 
-__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids"]
+__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids", "map_text_chunks"]
 
 
 def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
@@ -482,6 +482,29 @@ pad_to_multiple_of, padding_side, post_processor
                 chunks = [pool.submit(work, lo, min(lo + size, n)) for lo in range(0, n, size)]
                 encodings = [e for c in chunks for e in c.result()]
         return opts.pad_batch(encodings)
+
+
+def map_text_chunks(work: Any, texts: Sequence[str], workers: int, chunk_chars: int = 1 << 16) -> list[Any]:
+    """``work(texts[lo:hi])`` for consecutive ranges of ``texts`` of about ``chunk_chars`` characters each (32
+    counted per text for its overhead), on ``workers`` threads; the results in text order, one per range.
+
+    For a model that encodes many texts in one kernel call that releases the GIL (BPE, Unigram): one call per
+    range keeps the calls large and the threads busy.
+    """
+    chunks, lo, size = [], 0, 0
+    for hi, text in enumerate(texts, 1):
+        size += len(text) + 32
+        if size >= chunk_chars:
+            chunks.append((lo, hi))
+            lo, size = hi, 0
+    if lo < len(texts):
+        chunks.append((lo, len(texts)))
+    if workers == 1 or len(chunks) < 2:
+        return [work(texts[a:b]) for a, b in chunks]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda bounds: work(texts[bounds[0]:bounds[1]]), chunks))
 
 
 def _shift(enc: Encoding, by: int) -> Encoding:

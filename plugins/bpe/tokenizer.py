@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer
+from tokembed.components import Tokenizer, map_text_chunks
 from tokembed.postprocess import EncodeOptions
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
@@ -345,26 +345,12 @@ class BPETokenizer(Tokenizer):
         return np.concatenate([ids for ids, _ in parts]).astype(np.int32, copy=False), lengths
 
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
-        chunks, lo, size = [], 0, 0
-        for hi, text in enumerate(texts, 1):
-            size += len(text) + 32
-            if size >= 1 << 16:
-                chunks.append((lo, hi))
-                lo, size = hi, 0
-        if lo < len(texts):
-            chunks.append((lo, len(texts)))
         model, itos = self._model, self._model.itos
 
-        def work(bounds: tuple[int, int]) -> list[Encoding]:
-            part = texts[bounds[0]:bounds[1]]
+        def work(part: list[str]) -> list[Encoding]:
             return [Encoding(ids, itos[ids].tolist(), offsets) for ids, offsets in model.encode_many(part)]
 
-        if workers == 1 or len(chunks) < 2:
-            return [e for c in chunks for e in work(c)]
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return [e for part in pool.map(work, chunks) for e in part]
+        return [e for part in map_text_chunks(work, texts, workers) for e in part]
 
     def word_spans(self, text: str) -> np.ndarray:
         """The pre-tokenizer's pieces of ``text`` (after the normalizer) as code-point spans of ``text``: the words

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer
+from tokembed.components import Tokenizer, map_text_chunks
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
 from tokembed.postprocess import EncodeOptions, resolve_workers
@@ -380,37 +380,17 @@ class UnigramTokenizer(Tokenizer):
         texts = list(texts)
         if self.enable_sampling or not texts:
             return super().encode_ids(texts)
-        chunks = _chunks(texts)
-        model = self._model
-
-        def work(bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-            return model.encode_ids(texts[bounds[0]:bounds[1]])
-
-        workers = resolve_workers(num_workers)
-        if workers == 1 or len(chunks) < 2:
-            parts = [work(c) for c in chunks]
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                parts = list(pool.map(work, chunks))
+        parts = map_text_chunks(self._model.encode_ids, texts, resolve_workers(num_workers))
         return (np.concatenate([p[0] for p in parts]).astype(np.int32, copy=False),
                 np.concatenate([p[1] for p in parts]).astype(np.int64, copy=False))
 
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
-        chunks = _chunks(texts)
         model, itos = self._model, self._model.itos
 
-        def work(bounds: tuple[int, int]) -> list[Encoding]:
-            part = texts[bounds[0]:bounds[1]]
+        def work(part: list[str]) -> list[Encoding]:
             return [Encoding(ids, itos[ids].tolist(), offsets) for ids, offsets in model.encode_many(part)]
 
-        if workers == 1 or len(chunks) < 2:
-            return [e for c in chunks for e in work(c)]
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return [e for part in pool.map(work, chunks) for e in part]
+        return [e for part in map_text_chunks(work, texts, workers) for e in part]
 
     def _lattice(self, text: str):
         """The lattice of ``text``: normalized bytes, node arrays, and the map back to code points."""
@@ -683,16 +663,3 @@ class UnigramTokenizer(Tokenizer):
     @classmethod
     def _contract_params(cls) -> dict[str, Any]:
         return {"vocab_size": 300, "character_coverage": 1.0}
-
-
-def _chunks(texts: Sequence[str]) -> list[tuple[int, int]]:
-    """``(lo, hi)`` ranges of ``texts`` of about 64K characters each, one kernel call per range."""
-    chunks, lo, size = [], 0, 0
-    for hi, text in enumerate(texts, 1):
-        size += len(text) + 32
-        if size >= 1 << 16:
-            chunks.append((lo, hi))
-            lo, size = hi, 0
-    if lo < len(texts):
-        chunks.append((lo, len(texts)))
-    return chunks
