@@ -236,7 +236,8 @@ class _Checker:
                          if i == 0 else f"it follows {specs[i - 1].type}, whose output is a matrix")
                 self.problems.add(steps_node.value[int(spec.label)], f"vectorizers.steps.{spec.label}",
                                   f"{spec.type} reads {'a matrix' if kind == 'matrix' else 'documents'}, but {where}")
-        if inp is None and "input" not in fields and specs and not getattr(specs[0].cls, "reads_text", True):
+        no_input = "input" not in fields or _is_null(fields["input"])  # input: null is the raw text too
+        if inp is None and no_input and specs and not getattr(specs[0].cls, "reads_text", True):
             self.problems.add(steps_node.value[int(specs[0].label)], f"vectorizers.steps.{specs[0].label}",
                               f"{specs[0].type} counts token sequences and has no pre-tokenizer of its own: give "
                               "the pipeline an input: tokenizer of this recipe")

@@ -316,3 +316,10 @@ def test_a_first_step_that_reads_token_sequences_only_needs_an_input(tmp_path):
     assert [str(p).split(": ", 1)[1] for p in info.value.problems] == [
         "vectorizers.steps.0: cooccurrence counts token sequences and has no pre-tokenizer of its own: give the "
         "pipeline an input: tokenizer of this recipe"]
+    path = _recipe(tmp_path, """\
+        vectorizers:
+          input: null
+          steps: [{type: cooccurrence}]
+        """)
+    with pytest.raises(RecipeError, match="cooccurrence counts token sequences"):  # input: null is the raw text
+        run_recipe(path, out=tmp_path / "out", registry=build_registry(), quiet=True)
