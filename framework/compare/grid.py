@@ -171,14 +171,10 @@ class Grid:
 
 
 def _coverage(score: Mapping[str, Any]) -> float | None:
-    if score.get("kind") == "word_pairs":
-        total = score.get("pairs_total") or 0
-        return score.get("pairs_used", 0) / total if total else None
-    if score.get("kind") == "analogies":
-        total = score.get("questions_total") or score.get("total") or 0
-        used = score.get("questions_used", score.get("used", 0))
-        return used / total if total else None
-    return None
+    from .grid_report import scored_counts
+
+    counts = scored_counts(dict(score))
+    return counts[0] / counts[1] if counts else None
 
 
 def _num(x: Any) -> Any:

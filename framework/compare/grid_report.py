@@ -11,7 +11,7 @@ from typing import Any
 from .plots import _RC, _WIDTH, _matplotlib, _mpl, _png
 from .report import _CSS, _esc
 
-__all__ = ["grid_section", "grid_heatmap", "write_grid_html"]
+__all__ = ["grid_section", "grid_heatmap", "write_grid_html", "scored_counts"]
 
 
 def grid_heatmap(grid: Any, set_name: str) -> bytes:
@@ -27,7 +27,7 @@ def grid_heatmap(grid: Any, set_name: str) -> bytes:
             v = grid.cell(t, e).headline(set_name)
             if v is not None:
                 values[i, j] = v
-    counts = [u[0] for u in (_used(c.scores.get(set_name) or {}) for c in grid.cells) if u is not None]
+    counts = [u[0] for u in (scored_counts(c.scores.get(set_name) or {}) for c in grid.cells) if u is not None]
     most = max(counts, default=0)
     with matplotlib.rc_context({**_RC, "axes.grid": False}):
         fig = Figure(figsize=(min(_WIDTH, 2.2 + 1.6 * len(embs)), 0.9 + 0.45 * len(toks)))
@@ -47,7 +47,7 @@ def grid_heatmap(grid: Any, set_name: str) -> bytes:
                 cell = grid.cell(t, e)
                 if np.isfinite(values[i, j]):
                     dark = (values[i, j] - lo) / (hi - lo) < 0.55
-                    used = _used(cell.scores.get(set_name) or {})
+                    used = scored_counts(cell.scores.get(set_name) or {})
                     label = f"{values[i, j]:.3f}"
                     if used is not None and used[0] < most:  # fewer pairs or questions than the best-covered cell
                         label += f"\n{used[0]:,} of {used[1]:,}"
@@ -62,11 +62,17 @@ def grid_heatmap(grid: Any, set_name: str) -> bytes:
         return _png(fig)
 
 
-def _used(score: dict) -> tuple[int, int] | None:
-    """``(scored, total)`` pairs (or questions) of a cell's score on a set."""
-    used, total = ((score.get("pairs_used"), score.get("pairs_total")) if score.get("kind") == "word_pairs"
-                   else (score.get("questions_used"), score.get("questions_total")))
-    return (int(used), int(total)) if used is not None and total else None
+def scored_counts(score: dict) -> tuple[int, int] | None:
+    """``(scored, total)``: the pairs (word pairs) or questions (analogies) of a cell's score on a set that were
+    answered, and all of them; None for no score."""
+    if score.get("kind") == "word_pairs":
+        used, total = score.get("pairs_used"), score.get("pairs_total")
+    elif score.get("kind") == "analogies":
+        used = score.get("questions_used", score.get("used"))
+        total = score.get("questions_total") or score.get("total")
+    else:
+        return None
+    return (int(used or 0), int(total)) if total else None
 
 
 def _kind(grid: Any, set_name: str) -> str | None:
@@ -112,9 +118,8 @@ def grid_section(grid: Any) -> str:
             ci = score.get("spearman_ci95")
             if ci:
                 extra = f" <small>[{ci[0]:.3f}, {ci[1]:.3f}]</small>"
-            used, total = (score.get("pairs_used"), score.get("pairs_total")) if score.get("kind") == "word_pairs" \
-                else (score.get("questions_used"), score.get("questions_total"))
-            cover = f"<br><small>{used:,} of {total:,}</small>" if total else ""
+            counts = scored_counts(score)
+            cover = f"<br><small>{counts[0]:,} of {counts[1]:,}</small>" if counts else ""
             row.append(f'<td class="num">{head:.3f}{extra}{cover}</td>')
         share = "n/a" if c.single_token_share is None else f"{c.single_token_share:.1%}"  # the tokenizer's
         link = f'<a href="{_esc(c.vectors_file)}">{_esc(os.path.basename(c.vectors_file))}</a>' if c.vectors_file \
