@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .errors import ArtifactError
+from .errors import ArtifactError, TokembedError
 
 __all__ = [
     "atomic_path",
@@ -27,6 +27,7 @@ __all__ = [
     "atomic_write_json",
     "atomic_save_npy",
     "atomic_save_npz",
+    "save_matrix",
     "npz_bytes",
     "read_npz",
     "read_json",
@@ -165,6 +166,29 @@ def atomic_save_npz(path: str | os.PathLike, compress: bool = True, **arrays: np
         If an array holds Python objects (``np.savez`` would pickle them).
     """
     return atomic_write_bytes(path, npz_bytes(arrays, compress=compress))
+
+
+def save_matrix(stem: str | os.PathLike, matrix: Any) -> Path:
+    """A vectorizer's output as ``STEM.npz`` (a sparse matrix, scipy's CSR layout: ``indices``, ``indptr``,
+    ``format``, ``shape``, ``data``, which ``scipy.sparse.load_npz`` reads) or ``STEM.npy`` (a dense one), written
+    atomically and deterministically; returns the path written.
+
+    Raises
+    ------
+    TokembedError
+        If the matrix holds NaN or infinity (nothing is written).
+    """
+    stem = Path(stem)
+    if hasattr(matrix, "tocsr"):
+        csr = matrix.tocsr()
+        if csr.data.dtype.kind == "f" and not np.isfinite(csr.data).all():
+            raise TokembedError(f"{stem.name}: the output matrix holds NaN or infinity; nothing was saved")
+        return atomic_save_npz(stem.with_name(stem.name + ".npz"), indices=csr.indices, indptr=csr.indptr,
+                               format=np.array(b"csr"), shape=np.array(csr.shape), data=csr.data)
+    arr = np.asarray(matrix)
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise TokembedError(f"{stem.name}: the output matrix holds NaN or infinity; nothing was saved")
+    return atomic_save_npy(stem.with_name(stem.name + ".npy"), arr)
 
 
 def read_npz(path: "str | os.PathLike | io.BytesIO", *, what: str = "array file") -> dict[str, np.ndarray]:

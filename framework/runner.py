@@ -21,7 +21,7 @@ from typing import Any, Iterator, Sequence
 from .components import describe_limit
 from .corpus import open_corpus
 from .errors import CorpusError, RecipeError, TokembedError, with_context
-from .io import atomic_save_npy, atomic_save_npz, atomic_write_json, atomic_write_text
+from .io import atomic_save_npy, atomic_write_json, atomic_write_text, save_matrix
 from .export import export_into_run
 from .runs import RunFolder, Timer, progress, stage, yaml_dump
 
@@ -130,8 +130,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
     from .metrics import tokenizer_metrics
 
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
-    docs: list[str] | None = None
-    n_bytes = 0
+    docs = _Documents(corpus)
     if engine is not None:
         with timer.step(f"start engine {engine.type}"):
             engine.start()
@@ -146,28 +145,41 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
             result.tokenizers[spec.label] = tok
             if not metrics:
                 continue
-            if docs is None:  # read once, after the first fit, and shared by every tokenizer's evaluation
-                docs = list(corpus)
-                n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
-            with timer.step(f"evaluate tokenizer {spec.label}", n_bytes):
+            listed = docs.get()  # read once, after the first fit, and shared by every tokenizer's evaluation
+            with timer.step(f"evaluate tokenizer {spec.label}", docs.n_bytes):
                 result.metrics[spec.label] = tokenizer_metrics(
-                    tok, progress(docs, f"evaluate {spec.label}", quiet), registry=reg
+                    tok, progress(listed, f"evaluate {spec.label}", quiet), registry=reg
                 )
         if metrics:  # written after each tokenizer, so a later failure keeps what was measured (in .incomplete)
             atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
-    if docs is None and corpus is not None and (recipe.vectorizers is not None or recipe.embedders):
-        docs = list(corpus)  # --no-metrics: the later stages still read the documents once
 
     sequences = _Sequences(result, docs, quiet)
     if recipe.vectorizers is not None:
-        _run_pipeline(recipe, result, sequences, docs, out_dir, timer, corpus_at, quiet, engine)
+        _run_pipeline(recipe, result, sequences, corpus, docs, out_dir, timer, corpus_at, quiet, engine)
 
     for spec in recipe.embedders:
         with stage(spec, corpus_at=corpus_at):
-            _run_embedder(recipe, spec, result, corpus, sequences, out_dir, timer, quiet)
+            _run_embedder(recipe, spec, result, corpus, sequences, out_dir, timer, quiet, engine, corpus_bytes)
 
     if recipe.evaluate is not None:
         result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet, docs)
+
+
+class _Documents:
+    """The corpus's documents as a list, read on this machine only when a stage first needs them (the tokenizer
+    metrics, a stage that is not counted on the engine, the evaluation's candidate words), then shared. A run whose
+    counting all happens on an engine never reads the corpus here."""
+
+    def __init__(self, corpus: Any):
+        self.corpus = corpus
+        self.listed: list[str] | None = None
+        self.n_bytes = 0
+
+    def get(self) -> list[str]:
+        if self.listed is None:
+            self.listed = list(self.corpus) if self.corpus is not None else []
+            self.n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in self.listed)
+        return self.listed
 
 
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:
@@ -190,18 +202,19 @@ class _Sequences:
     """Each tokenizer's output over the corpus as :class:`~tokembed.sequences.TokenSequences`, encoded once, when a
     vectorizer pipeline or a trained embedder first asks for it, and shared by every later stage."""
 
-    def __init__(self, result: RunResult, docs: list[str] | None, quiet: bool):
+    def __init__(self, result: RunResult, docs: _Documents, quiet: bool):
         self.result, self.docs, self.quiet = result, docs, quiet
         self.cache: dict[tuple[str, int], Any] = {}
 
     def of(self, label: str, docs: list[str] | None = None, timer: Timer | None = None) -> Any:
         from .sequences import TokenSequences
 
-        docs = self.docs if docs is None else docs
+        own = docs is None
+        docs = self.docs.get() if own else docs
         key = (label, id(docs))
         if key not in self.cache:
             tok = self.result.tokenizers[label]
-            step = f"encode corpus {label}" + ("" if docs is self.docs else f" ({len(docs):,} documents)")
+            step = f"encode corpus {label}" + ("" if own else f" ({len(docs):,} documents)")
             with (timer.step(step) if timer is not None else _nothing()):
                 self.cache[key] = TokenSequences.from_tokenizer(
                     tok, progress(docs, f"encode {label}", self.quiet))
@@ -213,59 +226,99 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, docs: list[str] | None, out_dir: Path,
+def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs: _Documents, out_dir: Path,
                   timer: Timer, corpus_at: str | None, quiet: bool, engine=None) -> None:
     """The ``vectorizers:`` pipeline: each step fitted on the previous step's output (the first on the input
     tokenizer's token sequences, or on the raw documents without ``input:``); each fitted step saved as
-    ``<label>.tokembed.json`` and its output as ``<label>.npz`` (sparse) or ``<label>.npy`` (dense). With an
-    engine, a first step that fits from partial counts (document frequencies of bow / tfidf) is counted on it:
-    each worker encodes its slice of the documents with the input tokenizer and counts it."""
+    ``<label>.tokembed.json`` and its output as ``<label>.npz`` (sparse) or ``<label>.npy`` (dense).
+
+    With an engine, a first step that fits from partial counts (bow, tfidf, onehot, cooccurrence) is counted on
+    it: each worker encodes its partitions with the input tokenizer and counts them (co-occurrence in two passes,
+    the vocabulary then the pairs). Its output is then the fitted matrix itself (co-occurrence), or the transform
+    of each partition on the engine, gathered in corpus order or, with ``save_matrix: partitions``, written by the
+    workers as ``<label>.part-NNNNN.npz`` and never gathered; this machine does not read the corpus for it."""
     pipe = recipe.vectorizers
+    source, own = corpus, True  # the pipeline's documents: the corpus's, or the same files read by another unit
     if pipe.unit is not None and recipe.corpus is not None and pipe.unit != recipe.corpus.unit:
         from dataclasses import replace
 
         try:
-            docs = list(open_corpus(replace(recipe.corpus, unit=pipe.unit)))
+            source, own = open_corpus(replace(recipe.corpus, unit=pipe.unit)), False
         except CorpusError as exc:
             raise with_context(exc, f"{corpus_at}: corpus: {exc}") from None
-    if docs is None:
-        docs = list(open_corpus(recipe.corpus)) if recipe.corpus is not None else []
-    if pipe.nearest is not None and pipe.nearest >= len(docs):  # known now, before any fitting
+    if source is None:
+        source = []
+    first = recipe.build(pipe.steps[0])
+    on_engine = engine is not None and first.fits_on_counts()
+    listed = _Documents(source) if not own else docs
+    if pipe.nearest is not None and not on_engine and pipe.nearest >= len(listed.get()):  # before any fitting
+        n = len(listed.get())
         raise TokembedError(f"{pipe.nearest_location or pipe.location}: vectorizers.nearest: {pipe.nearest} is not "
-                            f"a document of the corpus (it has {len(docs):,}, numbered 0 to {len(docs) - 1:,}); no "
-                            "vectorizer was fitted")
-    X: Any = sequences.of(pipe.input, docs, timer) if pipe.input is not None else docs
+                            f"a document of the corpus (it has {n:,}, numbered 0 to {n - 1:,}); no vectorizer was "
+                            "fitted")
+    tok = result.tokenizers[pipe.input] if pipe.input is not None else None
+
+    def first_input() -> Any:
+        if pipe.input is None:
+            return listed.get()
+        return sequences.of(pipe.input, None if own else listed.get(), timer)
+
+    X: Any = None
     for i, spec in enumerate(pipe.steps):
         with stage(spec, corpus_at=corpus_at):
-            vec = recipe.build(spec)
+            vec = first if i == 0 else recipe.build(spec)
             name = f"fit vectorizer {spec.label}"
-            on_engine = engine is not None and i == 0 and vec.fits_on_counts()
+            parts = None
             with timer.step(name):
-                if on_engine:
-                    from .engine import CountTokens
-
-                    tok = result.tokenizers[pipe.input] if pipe.input is not None else None
-                    vec.fit_counts(engine.count(CountTokens(vec.partial_counts, tok), docs,
-                                                label=f"count {spec.label}", quiet=quiet))
-                    Y = vec.transform(X)
+                if i == 0 and on_engine:
+                    engine.fit(vec, source, tokenizer=tok, label=f"count {spec.label}", quiet=quiet)
+                    fit_stats = engine.last_stats
+                    Y = vec.fitted_output()
+                    if Y is None:
+                        rows = engine.transform(vec, source, tokenizer=tok, quiet=quiet, label=f"transform {spec.label}",
+                                                folder=str(out_dir) if pipe.save_matrix == "partitions" else None,
+                                                stem=spec.label)
+                        if pipe.save_matrix == "partitions":
+                            parts = rows.blocks
+                        else:
+                            Y = rows.stack()
                 else:
-                    Y = vec.fit_transform(X)
-            if on_engine and engine.last_stats is not None:
-                timer.table[name].update(engine.last_stats.as_dict())
+                    Y = vec.fit_transform(first_input() if i == 0 else X)
+            if i == 0 and on_engine and fit_stats is not None:
+                timer.table[name].update(fit_stats.as_dict())
             vec.save(out_dir / f"{spec.label}.tokembed.json")
         result.vectorizers[spec.label] = vec
+        if parts is not None:
+            result.matrices[spec.label] = _write_parts(out_dir / spec.label, parts, spec)
+            return  # a one-step pipeline (recipe check): nothing follows
         result.matrices[spec.label] = _describe_matrix(Y)
         if _all_zero(Y):
-            import warnings
-
             warnings.warn(f"{spec.location}: vectorizers.{spec.label}: every value of its {Y.shape[0]:,} x "
                           f"{Y.shape[1]:,} output is zero (a vocabulary that matches no token of the documents, or "
                           "parameters that zero every cell?)", stacklevel=2)
         if pipe.save_matrix:
-            _save_matrix(out_dir / spec.label, Y)
+            save_matrix(out_dir / spec.label, Y)
         X = Y
     if pipe.nearest is not None:
-        result.neighbours["vectorizers"] = _nearest_documents(X, pipe.nearest, docs)
+        result.neighbours["vectorizers"] = _nearest_documents(X, pipe.nearest, listed, pipe)
+
+
+def _write_parts(stem: Path, parts: list, spec) -> dict[str, Any]:
+    """``<label>.parts.json``: the files the workers wrote, in corpus order, with their rows; returns the matrix's
+    description (as ``_describe_matrix``)."""
+    rows = sum(p.rows for p in parts)
+    columns = parts[0].columns if parts else 0
+    sparse = all(p.nnz is not None for p in parts)
+    listing = {"shape": [rows, columns], "dtype": parts[0].dtype if parts else "float32", "sparse": sparse,
+               "parts": [{"file": p.name, "rows": p.rows, **({"nnz": p.nnz} if sparse else {})} for p in parts]}
+    if sparse:
+        listing["nnz"] = sum(p.nnz for p in parts)
+        if listing["nnz"] == 0:
+            warnings.warn(f"{spec.location}: vectorizers.{spec.label}: every value of its {rows:,} x {columns:,} "
+                          "output is zero (a vocabulary that matches no token of the documents, or parameters that "
+                          "zero every cell?)", stacklevel=2)
+    atomic_write_json(stem.with_name(stem.name + ".parts.json"), listing)
+    return {k: v for k, v in listing.items() if k != "parts"}
 
 
 def _all_zero(Y: Any) -> bool:
@@ -284,40 +337,35 @@ def _describe_matrix(Y: Any) -> dict[str, Any]:
     return out
 
 
-def _save_matrix(stem: Path, Y: Any) -> None:
-    """A sparse matrix as ``.npz`` (scipy's CSR layout: ``data``, ``indices``, ``indptr``, ``shape``, ``format``;
-    ``scipy.sparse.load_npz`` reads it), a dense one as ``.npy``; both written deterministically, NaN refused."""
-    import numpy as np
-
-    if hasattr(Y, "tocsr"):
-        csr = Y.tocsr()
-        if csr.data.dtype.kind == "f" and not np.isfinite(csr.data).all():
-            raise TokembedError(f"{stem.name}: the output matrix holds NaN or infinity; nothing was saved")
-        atomic_save_npz(stem.with_name(stem.name + ".npz"), indices=csr.indices, indptr=csr.indptr,
-                        format=np.array(b"csr"), shape=np.array(csr.shape), data=csr.data)
-    else:
-        arr = np.asarray(Y)
-        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise TokembedError(f"{stem.name}: the output matrix holds NaN or infinity; nothing was saved")
-        atomic_save_npy(stem.with_name(stem.name + ".npy"), arr)
-
-
-def _nearest_documents(Y: Any, query: int, docs: list[str], top: int = 5) -> dict[str, Any]:
-    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity, with the start of each document."""
+def _nearest_documents(Y: Any, query: int, docs: _Documents, pipe: Any = None, top: int = 5) -> dict[str, Any]:
+    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity, with the start of each document
+    (read from the documents already listed, or else by one pass that keeps only those documents)."""
     import numpy as np
 
     n = Y.shape[0]
     if query >= n:
-        raise TokembedError(f"vectorizers.nearest={query}: the output has {n} documents (0 to {n - 1})")
+        where = f"{pipe.nearest_location or pipe.location}: " if pipe is not None else ""
+        raise TokembedError(f"{where}vectorizers.nearest: {query} is not a document of the corpus (the output has "
+                            f"{n:,}, numbered 0 to {n - 1:,})")
     rows = Y.toarray() if hasattr(Y, "toarray") and Y.shape[1] * n <= 50_000_000 else Y
     dense = np.asarray(rows.todense() if hasattr(rows, "todense") else rows, dtype=np.float64)
     norms = np.linalg.norm(dense, axis=1)
     norms[norms == 0] = 1.0
     sims = (dense @ dense[query]) / (norms * norms[query])
     order = [int(i) for i in np.argsort(-sims, kind="stable") if i != query][:top]
+    wanted = {query, *order}
+    if docs.listed is not None:
+        texts = {i: docs.listed[i] for i in wanted if i < len(docs.listed)}
+    else:
+        texts = {}
+        for i, doc in enumerate(docs.corpus if docs.corpus is not None else ()):
+            if i in wanted:
+                texts[i] = doc
+                if len(texts) == len(wanted):
+                    break
 
     def head(i: int) -> str:
-        text = " ".join(docs[i].split()) if i < len(docs) else ""
+        text = " ".join(texts.get(i, "").split())
         return text[:70] + ("..." if len(text) > 70 else "")
 
     return {"document": query, "text": head(query),
@@ -325,7 +373,7 @@ def _nearest_documents(Y: Any, query: int, docs: list[str], top: int = 5) -> dic
 
 
 def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences, out_dir: Path, timer: Timer,
-                  quiet: bool) -> None:
+                  quiet: bool, engine=None, corpus_bytes: int = 0) -> None:
     tok = result.tokenizers.get(spec.input) if spec.input else None
     emb = recipe.build(spec)
     if tok is not None:
@@ -334,9 +382,18 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
     if emb.fits_on_tokens:
         if tok is None:
             raise TokembedError(f"{emb.name} learns from token sequences: set input: to a tokenizer of the recipe")
-        data = sequences.of(spec.input, timer=timer)
-        with timer.step(f"fit embedder {spec.label}", None):
-            emb.fit(data)
+        name = f"fit embedder {spec.label}"
+        if engine is not None and emb.fits_on_counts():
+            # the counting on the engine (each worker encodes its partitions with the input tokenizer), the
+            # training here, on the merged counts (GloVe: the co-occurrence matrix)
+            with timer.step(name, corpus_bytes):
+                engine.fit(emb, corpus, tokenizer=tok, label=f"count {spec.label}", quiet=quiet)
+            if engine.last_stats is not None:
+                timer.table[name].update(engine.last_stats.as_dict())
+        else:
+            data = sequences.of(spec.input, timer=timer)
+            with timer.step(name, None):
+                emb.fit(data)
     else:
         with timer.step(f"fit embedder {spec.label}"):
             emb.fit(None)
@@ -378,7 +435,7 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
 
 
 def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
-              docs: list[str] | None = None) -> dict[str, Any]:
+              docs: _Documents | None = None) -> dict[str, Any]:
     """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets.
     Vectors of a subword tokenizer's pieces are scored on words composed from them (:mod:`tokembed.pieces`), with
     the corpus's 30,000 most frequent words, composed the same way, as the analogy candidates."""
@@ -406,7 +463,8 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
                 from .pieces import compose_word_vectors, frequent_words, with_candidates
 
                 if pool is None:
-                    pool = frequent_words(docs or [])
+                    pool = frequent_words(docs.listed if docs is not None and docs.listed is not None else
+                                          (docs.corpus or []) if docs is not None else [])
                 composed = compose_word_vectors(tok, vectors, evaluation_words(spec.sets))
                 vectors, n_pool = with_candidates(tok, vectors, composed, pool)
                 options["restrict_vocab"] = n_pool or None

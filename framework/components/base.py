@@ -152,6 +152,16 @@ class Component:
         """Fit from the merged :meth:`partial_counts` of the whole training data; returns self."""
         raise NotImplementedError(f"{type(self).__name__} does not fit from partial counts")
 
+    def counting_passes(self) -> int:
+        """Passes over the training data that fitting from counts takes: 1 by default; 2 for a method that must
+        fix a vocabulary before counting what depends on it (co-occurrence: the token counts, then the pairs).
+
+        With ``k`` passes, the engine calls ``fit_counts(merged partial_counts)`` ``k`` times over the same
+        data; :meth:`partial_counts` counts the pass that follows the instance's last ``fit_counts`` (pass 1 on a
+        new or fully fitted instance), and the rule of :meth:`partial_counts` holds for the ``k`` passes
+        together."""
+        return 1
+
     def fits_on_counts(self) -> bool:
         """True when ``fit(X)`` is ``fit_counts(partial_counts(X))`` for this instance: by default, when the class
         implements both. An instance whose parameters make counting pointless (a vocabulary read from a file)

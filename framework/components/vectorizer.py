@@ -49,6 +49,13 @@ class Vectorizer(Component):
         """``fit(X)`` then ``transform(X)``; subclasses may override with a single pass."""
         return self.fit(X).transform(X)
 
+    def fitted_output(self) -> Any:
+        """What ``fit_transform`` returns for the data the vectorizer was just fitted on, when the fitted state
+        already holds it (a co-occurrence matrix over the vocabulary), else None (an output with a row per
+        document or token, which ``transform`` computes). A run that fitted the vectorizer from counts on the
+        corpus-statistics engine takes its output from here, or else transforms the partitions. Default: None."""
+        return None
+
     def get_feature_names_out(self) -> np.ndarray:
         """The name of each output column, an ndarray of str of shape (n_features,)."""
         raise NotImplementedError

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from ..errors import EngineError, TokembedError
 
 __all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "CountTokens", "Counted",
-           "merge_counts",
+           "TransformPartition", "Rows", "merge_counts",
            "tree_levels", "count_leaf", "merge_nodes", "describe_partition", "describe_span", "failure",
            "DEFAULT_FAN_IN", "MB"]
 
@@ -128,6 +128,17 @@ class WarmUp:
 
 
 @dataclass(frozen=True)
+class _Apply:
+    """A warm-up task: ``fn(part)``, result dropped (compiles the kernels that ``fn`` uses, once per host)."""
+
+    fn: Callable[[Any], Any]
+    part: Any
+
+    def __call__(self) -> None:
+        self.fn(self.part)
+
+
+@dataclass(frozen=True)
 class CountTokens:
     """``count_fn`` over documents encoded by ``tokenizer`` (a fitted one, shipped to the workers), as the
     :class:`~tokembed.sequences.TokenSequences` a vectorizer of a recipe fits on; without a tokenizer, over the
@@ -142,6 +153,84 @@ class CountTokens:
         from ..sequences import TokenSequences
 
         return self.count_fn(TokenSequences.from_tokenizer(self.tokenizer, list(docs)))
+
+
+@dataclass
+class Rows:
+    """Consecutive row blocks of a matrix, in partition order: what :class:`TransformPartition` returns. ``merge``
+    joins the lists (cheap, in any tree); :meth:`stack` builds the matrix once, on the client. A block is a
+    matrix, or, when the partitions were written by the workers, the :class:`PartFile` that describes one."""
+
+    blocks: list
+
+    def merge(self, other: "Rows") -> "Rows":
+        return Rows(self.blocks + other.blocks)
+
+    def stack(self) -> Any:
+        """The blocks as one matrix: CSR blocks concatenated array by array (the same arrays as transforming
+        every document at once: each row is computed from its own document), dense ones with ``numpy.vstack``."""
+        import numpy as np
+
+        blocks = self.blocks
+        if not blocks:
+            raise ValueError("no row block to stack")
+        if not hasattr(blocks[0], "tocsr"):
+            return np.vstack([np.asarray(b) for b in blocks])
+        import scipy.sparse as sp
+
+        csr = [b.tocsr() for b in blocks]
+        shifts = np.cumsum([0] + [int(b.indptr[-1]) for b in csr[:-1]])
+        indptr = np.concatenate([csr[0].indptr[:1]] + [b.indptr[1:] + shift for b, shift in zip(csr, shifts)])
+        out = sp.csr_matrix((np.concatenate([b.data for b in csr]), np.concatenate([b.indices for b in csr]),
+                             indptr.astype(csr[0].indptr.dtype, copy=False)),
+                            shape=(sum(b.shape[0] for b in csr), csr[0].shape[1]))
+        out.has_sorted_indices = all(b.has_sorted_indices for b in csr)
+        return out
+
+
+@dataclass(frozen=True)
+class PartFile:
+    """One partition's output matrix, written by the worker that transformed it."""
+
+    name: str
+    rows: int
+    columns: int
+    nnz: int | None
+    dtype: str
+
+
+@dataclass(frozen=True)
+class TransformPartition:
+    """The transform task of one partition: read its documents, encode them with ``tokenizer`` (when given) and
+    return ``Rows([transform(documents)])``; with ``folder``, write that block as ``STEM.part-NNNNN.npz`` (or
+    ``.npy``) there instead (:func:`tokembed.io.save_matrix`: atomic, NaN refused) and return its description.
+
+    ``transform`` is a fitted vectorizer's bound ``transform`` whose rows are documents or tokens (so blocks of
+    consecutive documents stack into the whole corpus's output)."""
+
+    transform: Callable[[Any], Any]
+    tokenizer: Any = None
+    corpus: Any = None
+    folder: str | None = None
+    stem: str = ""
+
+    def __call__(self, part: Any) -> Rows:
+        docs = list(part.docs if isinstance(part, ListPartition) else self.corpus.read_partition(part))
+        if self.tokenizer is not None:
+            from ..sequences import TokenSequences
+
+            block = self.transform(TokenSequences.from_tokenizer(self.tokenizer, docs))
+        else:
+            block = self.transform(docs)
+        if self.folder is None:
+            return Rows([block])
+        from pathlib import Path
+
+        from ..io import save_matrix
+
+        path = save_matrix(Path(self.folder) / f"{self.stem}.part-{part.index:05d}", block)
+        return Rows([PartFile(path.name, int(block.shape[0]), int(block.shape[1]),
+                              int(block.nnz) if hasattr(block, "nnz") else None, str(block.dtype))])
 
 
 def tree_levels(n: int, fan_in: int = DEFAULT_FAN_IN) -> list[list[range]]:
@@ -358,6 +447,65 @@ class Engine:
             raise CorpusReadError(f"corpus {name}: empty (no non-empty document in {len(parts)} partition"
                                   f"{'s' if len(parts) != 1 else ''})")
         return counted.value
+
+    def transform(self, vectorizer: Any, corpus: Any, *, tokenizer: Any = None, folder: str | None = None,
+                  stem: str = "", label: str = "transform", quiet: bool = True) -> Rows:
+        """``vectorizer.transform`` of the whole corpus, partition by partition on the engine
+        (:class:`TransformPartition`), as :class:`Rows` in corpus order: ``.stack()`` gives the matrix that
+        transforming every document at once gives; with ``folder``, each partition's block was written there by
+        its worker, and the rows describe the files. Sets :attr:`last_stats`.
+
+        Raises
+        ------
+        CorpusReadError, TokembedError, EngineError
+            As :meth:`count` (a NaN block: TokembedError naming the partition).
+        """
+        task = TransformPartition(vectorizer.transform, tokenizer,
+                                  None if isinstance(corpus, (list, tuple)) else corpus, folder, stem)
+        parts = self.partitions(corpus)
+        if parts is None:  # the local engine without partition_mb: one partition, the whole corpus
+            docs = list(corpus)
+            parts = [ListPartition(0, 0, len(docs), tuple(docs), 0)]
+        from dataclasses import replace
+
+        bar = Progress(label, sum(p.nbytes for p in parts), len(parts), quiet)
+        warm = _Apply(replace(task, folder=None), ListPartition(0, 0, len(WARMUP_DOCS), WARMUP_DOCS, 0))
+        try:
+            return self.map_reduce(task, parts, merge_counts, warm=warm, progress=bar)
+        finally:
+            bar.close()
+
+    def fit(self, component: Any, corpus: Any, *, tokenizer: Any = None, label: str = "count",
+            quiet: bool = True) -> Any:
+        """Fit ``component`` from counts of ``corpus`` counted here: ``component.fit_counts(count(...))`` once per
+        pass (:meth:`tokembed.Component.counting_passes`; co-occurrence takes two, the vocabulary then the pairs).
+
+        With ``tokenizer`` (a fitted one, shipped to the workers), each partition's documents are first encoded
+        with it (:class:`CountTokens`: what a vectorizer or embedder of a recipe counts); without, the documents
+        are counted as they are. Sets :attr:`last_stats` to the passes together (task seconds summed, ``passes``
+        recorded when more than one). Returns ``component``.
+
+        Raises
+        ------
+        CorpusReadError, TokembedError, EngineError
+            As :meth:`count`; the component's own errors from ``fit_counts`` (an empty vocabulary, ...).
+        """
+        passes = int(component.counting_passes())
+        total: EngineStats | None = None
+        for k in range(passes):
+            fn = component.partial_counts if tokenizer is None else CountTokens(component.partial_counts, tokenizer)
+            step = label if passes == 1 else f"{label} (pass {k + 1}/{passes})"
+            component.fit_counts(self.count(fn, corpus, label=step, quiet=quiet))
+            stats = self.last_stats
+            if total is None:
+                total = stats
+            elif stats is not None:
+                total.count_seconds += stats.count_seconds
+                total.merge_seconds += stats.merge_seconds
+        if total is not None and passes > 1:
+            total.extra["passes"] = passes
+        self.last_stats = total
+        return component
 
 
 def _list_partitions(docs: Sequence[str], target: int, minimum: int) -> list[ListPartition]:

@@ -150,6 +150,13 @@ class _Checker:
             output = Path(os.fspath(out)).expanduser()
         if not comparing and "evaluate" not in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS):
             self.problems.add(root, "", "nothing to do: add tokenizers:, vectorizers:, embedders: or evaluate:")
+        if pipeline is not None and pipeline.save_matrix == "partitions" and engine is None:
+            where = next((v for k, _, v in mapping_items(top["vectorizers"][1]) if k == "save_matrix"),
+                         top["vectorizers"][1])
+            self.problems.add(where,
+                              "vectorizers.save_matrix", "partitions: the matrix is written partition by partition "
+                              "by the engine's workers: add an engine: section (engine: {type: dask}, or "
+                              "{type: local, partition_mb: 64}) or use save_matrix: true")
         self.cross_checks(tokenizers, pipeline, embedders)
         if evaluate is not None and embedders and "evaluate" in top:
             self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
@@ -203,7 +210,8 @@ class _Checker:
             else:
                 self._unknown_key(key, knode, "vectorizers", keys, "key")
         options: dict[str, Any] = {}
-        for key, hint, constraint in (("save_matrix", bool, None), ("unit", Literal[UNITS] | None, None),
+        for key, hint, constraint in (("save_matrix", bool | Literal["partitions"], None),
+                                      ("unit", Literal[UNITS] | None, None),
                                       ("nearest", int | None, Constraint.parse(">= 0"))):
             if key in fields:
                 value = coerce(fields[key], hint, f"vectorizers.{key}", self.problems, constraint)
@@ -249,6 +257,17 @@ class _Checker:
                                   f"the pipeline's rows are not documents: {specs[0].type} gives one row per {what}, "
                                   "so there are no nearest documents to show (start the pipeline with bow or tfidf, "
                                   "or drop nearest)")
+        if options.get("save_matrix") == "partitions" and specs:
+            rows = getattr(specs[0].cls, "output_rows", "documents")
+            why = ("the engine writes the first step's output partition by partition, and a later step needs it "
+                   "whole" if len(specs) > 1 else
+                   f"{specs[0].type}'s output is one matrix over its vocabulary, not rows of documents"
+                   if rows == "vocabulary" else
+                   "nearest needs the whole matrix on this machine" if options.get("nearest") is not None else "")
+            if why:
+                self.problems.add(fields["save_matrix"], "vectorizers.save_matrix",
+                                  f"partitions needs a pipeline of one step whose rows are documents or tokens and no "
+                                  f"nearest: {why} (use save_matrix: true to gather it)")
         types_seen = [s.type for s in specs]
         named = []
         for spec in specs:  # each spec's provisional label is its index in steps

@@ -218,9 +218,11 @@ class PipelineSpec:
         splits them itself).
     steps : tuple of ComponentSpec
     location : str
-    save_matrix : bool
+    save_matrix : bool or "partitions"
         Write each step's output matrix into the run folder (``<label>.npz`` for sparse, ``<label>.npy`` for
-        dense); False keeps only the fitted components (for huge corpora).
+        dense); False keeps only the fitted components (for huge corpora); ``"partitions"`` (with an engine, a
+        one-step pipeline): each partition's rows written by the worker that transformed them,
+        ``<label>.part-NNNNN.npz``, listed in ``<label>.parts.json``, the matrix never gathered.
     unit : {"line", "paragraph", "file"} or None
         What one document of the pipeline is, when it differs from the corpus's (the tokenizers train on lines,
         the vectorizers read paragraphs); None: the corpus's own documents.
@@ -233,7 +235,7 @@ class PipelineSpec:
     input: str | None
     steps: tuple[ComponentSpec, ...]
     location: str = _field(default="", compare=False)
-    save_matrix: bool = True
+    save_matrix: bool | str = True
     unit: str | None = None
     nearest: int | None = None
     nearest_location: str = _field(default="", compare=False)
@@ -244,8 +246,8 @@ class PipelineSpec:
             out["input"] = self.input
         if self.unit is not None:
             out["unit"] = self.unit
-        if not self.save_matrix:
-            out["save_matrix"] = False
+        if self.save_matrix is not True:
+            out["save_matrix"] = self.save_matrix
         if self.nearest is not None:
             out["nearest"] = self.nearest
         out["steps"] = [s.as_dict() for s in self.steps]

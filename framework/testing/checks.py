@@ -281,17 +281,21 @@ def check_partial_counts(cls: type, fit_data: Any = None, inputs: Any = None) ->
         return  # a custom fit input that cannot be cut in two
     whole = _fitted(cls, data, **overrides)
     half = len(data) // 2
-    try:
-        parts = [probe.partial_counts(copy.deepcopy(list(chunk))) for chunk in ([], data[:half], data[half:])]
-        counts = pickle.loads(pickle.dumps(parts[0], protocol=pickle.HIGHEST_PROTOCOL))
-        for part in parts[1:]:
-            counts = counts.merge(pickle.loads(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)))
-        merged = _make(cls, **overrides)
-        back = merged.fit_counts(counts)
-    except Exception as exc:
-        _fail(cls, f"partial_counts / merge / fit_counts raised {type(exc).__name__}: {exc}")
-    if back is not merged:
-        _fail(cls, "fit_counts should return self")
+    merged = _make(cls, **overrides)
+    passes = merged.counting_passes()
+    for k in range(passes):  # each pass counted by a copy of the instance, as a worker unpickles it
+        try:
+            counter = pickle.loads(pickle.dumps(merged, protocol=pickle.HIGHEST_PROTOCOL))
+            parts = [counter.partial_counts(copy.deepcopy(list(chunk))) for chunk in ([], data[:half], data[half:])]
+            counts = pickle.loads(pickle.dumps(parts[0], protocol=pickle.HIGHEST_PROTOCOL))
+            for part in parts[1:]:
+                counts = counts.merge(pickle.loads(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)))
+            back = merged.fit_counts(counts)
+        except Exception as exc:
+            _fail(cls, f"partial_counts / merge / fit_counts (pass {k + 1} of {passes}) raised "
+                       f"{type(exc).__name__}: {exc}")
+        if back is not merged:
+            _fail(cls, "fit_counts should return self")
     with tempfile.TemporaryDirectory() as tmp:
         if _artifact_bytes(cls, whole, Path(tmp), "whole") != _artifact_bytes(cls, merged, Path(tmp), "merged"):
             _fail(cls, "fit_counts(partial_counts(first half).merge(partial_counts(second half))) learns something "

@@ -53,6 +53,7 @@ from tokembed.errors import TokembedError
 
 __all__ = [
     "CooccurrenceCounts",
+    "TokenCounts",
     "count_cooccurrences",
     "cooccurrence_coo",
     "select_vocabulary",
@@ -192,6 +193,57 @@ class CooccurrenceCounts:
         m = sp.csr_matrix((values, indices, indptr), shape=(self.n_rows, self.n_rows))
         m.has_sorted_indices = True
         return m
+
+
+@dataclass(frozen=True, eq=False)
+class TokenCounts:
+    """Partial token counts, pass 1 of co-occurrence counting (the vocabulary), that merge exactly.
+
+    What :meth:`CooccurrenceVectorizer.partial_counts` returns before the vocabulary is fixed. Counts of parts of
+    one tokenizer's output share its vocabulary and are added; parts given as token strings (ids in order of first
+    occurrence) are merged on the token, the second part's new tokens after the first's, which is the order of
+    first occurrence of the two parts together. Either way the merge equals one pass over the whole input.
+
+    Attributes
+    ----------
+    keys : tuple of str, length n
+        The input vocabulary (``TokenSequences.vocab``).
+    counts : int64 ndarray of shape (n,)
+        Occurrences of each key (special tokens included; the vocabulary rule drops them).
+    special : frozenset of int
+        Indices of ``keys`` that are special tokens.
+    n_tokens, n_docs : int
+        Tokens and documents counted.
+    from_sequences : bool
+        Every part was given as :class:`~tokembed.sequences.TokenSequences` (a tokenizer's output).
+    """
+
+    keys: tuple
+    counts: np.ndarray
+    special: frozenset = frozenset()
+    n_tokens: int = 0
+    n_docs: int = 0
+    from_sequences: bool = True
+
+    def merge(self, other: "TokenCounts") -> "TokenCounts":
+        """The counts of this part followed by ``other``'s."""
+        flag = self.from_sequences and other.from_sequences
+        n_tokens, n_docs = self.n_tokens + other.n_tokens, self.n_docs + other.n_docs
+        if self.keys == other.keys:
+            return TokenCounts(self.keys, self.counts + other.counts, self.special | other.special, n_tokens, n_docs,
+                               flag)
+        index = {k: i for i, k in enumerate(self.keys)}
+        keys = list(self.keys)
+        for k in other.keys:
+            if k not in index:
+                index[k] = len(keys)
+                keys.append(k)
+        counts = np.zeros(len(keys), np.int64)
+        counts[: len(self.keys)] = self.counts
+        where = np.fromiter((index[k] for k in other.keys), dtype=np.int64, count=len(other.keys))
+        np.add.at(counts, where, other.counts)
+        special = self.special | frozenset(int(where[i]) for i in other.special)
+        return TokenCounts(tuple(keys), counts, special, n_tokens, n_docs, flag)
 
 
 def select_vocabulary(keys: Sequence[str], counts: np.ndarray, min_count: int = 1,

@@ -18,7 +18,7 @@ from tokembed.components import Vectorizer
 from tokembed.errors import EmptyVocabularyError, NotFittedError, ParameterError, TokembedError
 from tokembed.sequences import TokenSequences, as_token_sequences
 
-from .counting import CooccurrenceCounts, count_cooccurrences, select_vocabulary
+from .counting import CooccurrenceCounts, TokenCounts, count_cooccurrences, select_vocabulary
 
 __all__ = ["CooccurrenceVectorizer", "ppmi_matrix"]
 
@@ -136,8 +136,10 @@ class CooccurrenceVectorizer(Vectorizer):
     -----
     Streaming, in two passes as GloVe's two tools (the vocabulary must be known before windowing):
     :meth:`partial_fit_vocabulary` on every chunk, then :meth:`partial_fit` on every chunk; the result equals
-    ``fit`` on the concatenated chunks bit for bit. :meth:`partial_counts` returns a chunk's mergeable
-    :class:`~tokembed.plugins.cooccurrence.counting.CooccurrenceCounts` (what a cluster worker computes).
+    ``fit`` on the concatenated chunks bit for bit. On the corpus-statistics engine (a Dask cluster) the same two
+    passes are :meth:`partial_counts` / :meth:`fit_counts` (``counting_passes() == 2``): a part's mergeable
+    :class:`~tokembed.plugins.cooccurrence.counting.TokenCounts`, then, once the merged ones have fixed the
+    vocabulary, its :class:`~tokembed.plugins.cooccurrence.counting.CooccurrenceCounts`.
 
     Differences from GloVe's tools: ``max_vocab`` cuts ties deterministically (``vocab_count`` cuts them in hash
     order); the sums are exact (``cooccur`` adds float64 in corpus order); ``cooccur`` writes its first record
@@ -221,12 +223,15 @@ class CooccurrenceVectorizer(Vectorizer):
         self.token_ids_ = np.asarray(token_ids, dtype=np.int64)
 
     def _vocabulary_from(self, seqs: TokenSequences) -> None:
-        counts = seqs.counts()
-        specials = sorted(seqs.special_ids)
+        self._vocabulary_from_counts(_token_counts(seqs))
+
+    def _vocabulary_from_counts(self, tc: TokenCounts) -> None:
+        counts = np.asarray(tc.counts, dtype=np.int64)
+        specials = sorted(tc.special)
         counted = counts.copy()
         counted[specials] = 0
-        kept = select_vocabulary(seqs.vocab, counts, self.min_count, self.max_vocab, drop=specials)
-        self._set_vocabulary([seqs.vocab[i] for i in kept.tolist()], counts[kept], kept,
+        kept = select_vocabulary(tc.keys, counts, self.min_count, self.max_vocab, drop=specials)
+        self._set_vocabulary([tc.keys[i] for i in kept.tolist()], counts[kept], kept,
                              int(np.count_nonzero(counted)), int(counted.max()) if counted.size else 0,
                              int(counts.sum() - counted.sum()))
 
@@ -243,7 +248,55 @@ class CooccurrenceVectorizer(Vectorizer):
         return rows
 
     # -- counting ---------------------------------------------------------------------------------------------
-    def partial_counts(self, X: Any) -> CooccurrenceCounts:
+    def counting_passes(self) -> int:
+        """2: the vocabulary (token counts), then the pairs over it, as GloVe's ``vocab_count`` and ``cooccur``."""
+        return 2
+
+    def partial_counts(self, X: Any) -> TokenCounts | CooccurrenceCounts:
+        """The mergeable counts of ``X`` (as for :meth:`fit`) for the current pass of :meth:`fit_counts`.
+
+        Pass 1 (a new or fitted instance): the token counts, :class:`TokenCounts`. Pass 2 (after ``fit_counts``
+        of the merged pass-1 counts has fixed the vocabulary): the pair counts over it,
+        :class:`CooccurrenceCounts`. ``fit_counts`` of both merged passes learns exactly what ``fit`` learns on
+        the whole data. The instance is not changed."""
+        self._validate()
+        if not self.__dict__.get("_awaiting_pairs"):
+            return _token_counts(as_token_sequences(X, _NAME), isinstance(X, TokenSequences))
+        return self._pair_counts(X)
+
+    def fit_counts(self, counts: TokenCounts | CooccurrenceCounts) -> "CooccurrenceVectorizer":
+        """Fit from the merged :meth:`partial_counts` of one pass: pass 1's token counts fix the vocabulary (and
+        reset anything fitted before), pass 2's pair counts give ``matrix_``. Returns self.
+
+        Raises
+        ------
+        EmptyVocabularyError
+            As :meth:`fit`: no word reaches ``min_count`` (pass 1), or no pair (pass 2).
+        NotFittedError
+            Pair counts given before the vocabulary.
+        TokembedError
+            Counts of another kind.
+        """
+        self._validate()
+        if isinstance(counts, TokenCounts):
+            self._reset()
+            self._vocabulary_from_counts(counts)
+            self._awaiting_pairs = True
+            return self
+        if isinstance(counts, CooccurrenceCounts):
+            if not self.__dict__.get("_awaiting_pairs"):
+                raise NotFittedError(f"{_NAME}: fit_counts got pair counts before the vocabulary: fit the merged "
+                                     "token counts of pass 1 first (partial_counts on a new vectorizer)")
+            if counts.n_rows != len(self.index_to_key_):
+                raise TokembedError(f"{_NAME}: pair counts over {counts.n_rows} words do not fit this vocabulary of "
+                                    f"{len(self.index_to_key_)}")
+            del self._awaiting_pairs
+            self._finish(counts, "the corpus")
+            return self
+        raise TokembedError(f"{_NAME}: fit_counts takes the merged partial_counts (TokenCounts, then "
+                            f"CooccurrenceCounts), got {type(counts).__name__}")
+
+    def _pair_counts(self, X: Any) -> CooccurrenceCounts:
         """The mergeable pair counts of ``X`` over the fitted vocabulary (``X`` as for :meth:`fit`)."""
         self._check_vocabulary()
         seqs = as_token_sequences(X, _NAME)
@@ -309,7 +362,7 @@ class CooccurrenceVectorizer(Vectorizer):
         self._reset()
         seqs = as_token_sequences(X, _NAME)
         self._vocabulary_from(seqs)
-        self._finish(self.partial_counts(seqs), "the corpus")
+        self._finish(self._pair_counts(seqs), "the corpus")
         return self
 
     def _reset(self) -> None:
@@ -366,7 +419,7 @@ class CooccurrenceVectorizer(Vectorizer):
                 token_ids = np.full(len(kept_keys), -1, dtype=np.int64)
             self._set_vocabulary(kept_keys, counts[kept], token_ids, len(keys), int(counts.max()))
             self._pf_runs: list[CooccurrenceCounts] = []
-        part = self.partial_counts(X)
+        part = self._pair_counts(X)
         runs = self._pf_runs
         runs.append(part)
         while len(runs) > 1 and 2 * runs[-1].keys.size >= runs[-2].keys.size:  # binary-counter merges
@@ -385,11 +438,15 @@ class CooccurrenceVectorizer(Vectorizer):
         pair gives a zero matrix.
         """
         self._check_is_fitted()
-        return self._matrix(self.partial_counts(X))
+        return self._matrix(self._pair_counts(X))
 
     def fit_transform(self, X: Any, y: Any = None):
         """``fit(X)`` and return ``matrix_`` (one counting pass)."""
         return self.fit(X).matrix_
+
+    def fitted_output(self):
+        """``matrix_``: the output of ``fit_transform`` on the fitted data (scipy.sparse.csr_matrix (V, V))."""
+        return self.matrix_
 
     def get_feature_names_out(self) -> np.ndarray:
         """The words of the columns (and rows), in vocabulary order: ndarray of str (V,)."""
@@ -450,3 +507,9 @@ class CooccurrenceVectorizer(Vectorizer):
                     c = count_cooccurrences(seqs.ids, seqs.offsets, row_of_id, 3, window=2, symmetric=symmetric,
                                             weighting=weighting, workers=1, dense_words=dense, buffer_keys=4)
                     c.merge(c).to_csr(np.float32)
+
+
+def _token_counts(seqs: TokenSequences, from_sequences: bool = True) -> TokenCounts:
+    """Pass 1's counts of ``seqs``: every token of its vocabulary, specials marked."""
+    return TokenCounts(tuple(seqs.vocab), seqs.counts(), frozenset(seqs.special_ids), int(seqs.n_tokens), len(seqs),
+                       from_sequences)

@@ -222,8 +222,6 @@ class GloVe(Embedder):
         ParameterError, EmptyVocabularyError, TrainingDivergedError
             See the class docstring. ``TokembedError`` for input that is not token sequences.
         """
-        from .training import make_records, train
-
         self._validate()
         self._reset()
         if X is None:
@@ -235,7 +233,67 @@ class GloVe(Embedder):
         try:
             cv.fit(seqs)
         except EmptyVocabularyError:
-            raise self._no_pair_error(seqs, cv) from None
+            raise self._no_pair_error(seqs.n_tokens, len(seqs), cv) from None
+        return self._train(cv, seqs.vocab_size if isinstance(X, TokenSequences) else None)
+
+    # -- training from counts (the corpus-statistics engine) --------------------------------------------------
+    def counting_passes(self) -> int:
+        """2, as the co-occurrence counts it trains on: the vocabulary, then the pairs."""
+        return 2
+
+    def partial_counts(self, X: Any) -> Any:
+        """The mergeable counts of ``X`` for the current pass (see
+        :meth:`tokembed.plugins.cooccurrence.CooccurrenceVectorizer.partial_counts`): the token counts on a new
+        or fitted instance, the pair counts once ``fit_counts`` has fixed the vocabulary. ``fit_counts`` of the
+        two merged passes trains exactly what ``fit`` trains on the whole data. The instance is not changed."""
+        self._validate()
+        cv = self.__dict__.get("_counting")
+        if cv is None:
+            return self._cooccurrence().partial_counts(X)
+        return cv.partial_counts(X)
+
+    def fit_counts(self, counts: Any) -> "GloVe":
+        """Pass 1's merged token counts fix the vocabulary (resetting anything fitted); pass 2's merged pair counts
+        train the vectors, as :meth:`fit` does. Returns self.
+
+        Raises
+        ------
+        EmptyVocabularyError, TrainingDivergedError, NotFittedError, TokembedError
+            As :meth:`fit`; pair counts before the vocabulary, or counts of another kind.
+        """
+        from tokembed.errors import NotFittedError
+        from tokembed.plugins.cooccurrence.counting import CooccurrenceCounts, TokenCounts
+
+        self._validate()
+        if isinstance(counts, TokenCounts):
+            self._reset()
+            cv = self._cooccurrence()
+            try:
+                cv.fit_counts(counts)
+            except EmptyVocabularyError:
+                raise self._no_pair_error(counts.n_tokens, counts.n_docs, cv) from None
+            self._counting = cv
+            self._counted = (counts.n_tokens, counts.n_docs, len(counts.keys) if counts.from_sequences else None)
+            return self
+        if isinstance(counts, CooccurrenceCounts):
+            cv = self.__dict__.get("_counting")
+            if cv is None:
+                raise NotFittedError(f"{_NAME}: fit_counts got pair counts before the vocabulary: fit the merged "
+                                     "token counts of pass 1 first (partial_counts on a new embedder)")
+            n_tokens, n_docs, input_vocab = self._counted
+            try:
+                cv.fit_counts(counts)
+            except EmptyVocabularyError:
+                raise self._no_pair_error(n_tokens, n_docs, cv) from None
+            del self._counting, self._counted
+            return self._train(cv, input_vocab)
+        raise TokembedError(f"{_NAME}: fit_counts takes the merged partial_counts (TokenCounts, then "
+                            f"CooccurrenceCounts), got {type(counts).__name__}")
+
+    def _train(self, cv: Any, input_vocab_size: int | None) -> "GloVe":
+        """Train on the fitted co-occurrence vectorizer ``cv`` (its vocabulary and matrix) and set the model."""
+        from .training import make_records, train
+
         matrix = cv.matrix_
         rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int32), np.diff(matrix.indptr))
         records = make_records(rows, matrix.indices, matrix.data, float(self.x_max), float(self.alpha))
@@ -252,14 +310,14 @@ class GloVe(Embedder):
         self._set_model(list(keys), params.word, params.context, params.word_bias, params.context_bias)
         self.counts_ = np.asarray(counts, dtype=np.int64)
         self.token_ids_ = np.asarray(token_ids, dtype=np.int64)
-        self.input_vocab_size_ = seqs.vocab_size if isinstance(X, TokenSequences) else None
+        self.input_vocab_size_ = input_vocab_size
         self.costs_ = [float(c) for c in params.costs]
         self.n_records_ = int(records.size)
         self.n_tokens_ = int(n_tokens)
         self.workers_ = self._n_workers()
         return self
 
-    def _no_pair_error(self, seqs: TokenSequences, cv: Any) -> EmptyVocabularyError:
+    def _no_pair_error(self, n_input_tokens: int, n_docs: int, cv: Any) -> EmptyVocabularyError:
         n_words = len(getattr(cv, "index_to_key_", ()))
         kept = int(np.asarray(getattr(cv, "counts_", np.zeros(0, np.int64))).sum())
         limits = f"min_count={self.min_count}" + (f", max_vocab={self.max_vocab}" if self.max_vocab else "")
@@ -272,7 +330,7 @@ class GloVe(Embedder):
                    "min_count"
         return EmptyVocabularyError(
             f"{_NAME}: no co-occurrence pair to train on: a vocabulary of {n_words} words ({limits}) and "
-            f"{kept} kept tokens of {seqs.n_tokens} in {len(seqs)} documents, but {why}; {hint}. Nothing was "
+            f"{kept} kept tokens of {n_input_tokens} in {n_docs} documents, but {why}; {hint}. Nothing was "
             "trained")
 
     def _reset(self) -> None:

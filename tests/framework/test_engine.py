@@ -134,9 +134,14 @@ def test_cooccurrence_and_tfidf_counts_merge_exactly_through_the_tree():
     docs = [d.split() for d in sample_corpus(40_000)]
     engine = LocalEngine(partition_mb=0.002)
     assert len(engine.partitions(docs)) >= 16  # paragraphs of about 2 KB each
-    cooc = CooccurrenceVectorizer(window=7).fit(docs)  # pass 1 (the vocabulary) on the whole corpus
-    whole, merged = cooc.partial_counts(docs), engine.count(cooc.partial_counts, docs)
+    cooc = CooccurrenceVectorizer(window=7)
+    vocab_whole, vocab_merged = cooc.partial_counts(docs), engine.count(cooc.partial_counts, docs)  # pass 1
+    assert vocab_whole.keys == vocab_merged.keys and np.array_equal(vocab_whole.counts, vocab_merged.counts)
+    assert vocab_merged.n_docs == len(docs)
+    cooc.fit_counts(vocab_merged)
+    whole, merged = cooc.partial_counts(docs), engine.count(cooc.partial_counts, docs)  # pass 2: the pairs
     assert np.array_equal(whole.keys, merged.keys) and np.array_equal(whole.sums, merged.sums)
+    cooc.fit_counts(merged)
     assert (cooc.matrix_ != CooccurrenceVectorizer(window=7).fit(docs).matrix_).nnz == 0
     tfidf = TfidfVectorizer(min_df=2)
     a, b = tfidf.partial_counts(docs).terms, engine.count(tfidf.partial_counts, docs).terms
@@ -233,3 +238,68 @@ def _fail_merge(a: str, b: str) -> str:
 def test_a_failed_merge_names_the_partitions_it_merges():
     with pytest.raises(EngineError, match=r"^merging partitions 5-8 of 9 \(4 to 7\): ValueError: merge broke$"):
         LocalEngine(workers=2, fan_in=4).map_reduce(_Slow(), list(range(9)), _fail_merge)
+
+
+def test_save_matrix_partitions_needs_an_engine_and_a_one_step_document_pipeline():
+    pipe = "vectorizers:\n  input: w\n  save_matrix: partitions\n  steps: [{type: STEPS}]\n"
+    assert _problems(pipe.replace("STEPS", "tfidf")) == [
+        "r.yaml:6:16: vectorizers.save_matrix: partitions: the matrix is written partition by partition by the "
+        "engine's workers: add an engine: section (engine: {type: dask}, or {type: local, partition_mb: 64}) or use "
+        "save_matrix: true"]
+    engine = "engine: {type: local, partition_mb: 1}\n"
+    (two,) = _problems(engine + pipe.replace("STEPS", "tfidf}, {type: svd, n_components: 2"))
+    assert two.startswith("r.yaml:7:16: vectorizers.save_matrix: partitions needs a pipeline of one step whose rows "
+                          "are documents or tokens and no nearest: the engine writes the first step's output")
+    (cooc,) = _problems(engine + pipe.replace("STEPS", "cooccurrence"))
+    assert "cooccurrence's output is one matrix over its vocabulary, not rows of documents" in cooc
+    (near,) = _problems(engine + pipe.replace("STEPS", "bow") + "  nearest: 3\n")
+    assert "nearest needs the whole matrix on this machine" in near
+    ok = load_recipe_string(_RECIPE + engine + pipe.replace("STEPS", "onehot"))
+    assert ok.resolved()["vectorizers"]["save_matrix"] == "partitions"
+
+
+_STAGES = """\
+corpus: {path: CORPUS}
+tokenizers:
+  w: {type: word, min_frequency: 2}
+  b: {type: bpe, vocab_size: 500}
+vectorizers:
+  input: b
+  steps: [{type: STEP, min_count: 2, window: 5}]
+embedders:
+  g: {type: glove, input: w, vector_size: 8, epochs: 2, min_count: 3, window: 3, workers: 1, seed: 5}
+"""
+
+
+@pytest.mark.parametrize("step", ["cooccurrence", "bow"])
+def test_a_run_on_local_partitions_writes_the_streamed_run_s_artifacts(tmp_path, step):
+    """Co-occurrence (two passes on the engine), bow (document frequencies, then the transform partition by
+    partition, stacked) and GloVe (its co-occurrences counted on the engine, trained here) over 16+ partitions
+    of the local engine: every artifact is the bytes of the run without an engine."""
+    import hashlib
+    import json
+
+    from tokembed.runner import run_recipe
+
+    from tokembed.corpus import Corpus
+
+    corpus = tmp_path / "moby.txt"  # the builtin is one .gz file: one partition
+    corpus.write_text("\n".join(Corpus.builtin("moby-dick")), encoding="utf-8")
+    text = _STAGES.replace("STEP", step).replace("CORPUS", str(corpus))
+    if step == "bow":
+        text = text.replace("min_count: 2, window: 5", "min_df: 2")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(text, encoding="utf-8")
+
+    def run(out, **kwargs):
+        run_recipe(recipe, out=out, quiet=True, metrics=False, **kwargs)
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir())
+                if p.name not in ("timings.json", "recipe.resolved.yaml")}
+
+    streamed = run(tmp_path / "plain")
+    parted = run(tmp_path / "parted", engine={"type": "local", "partition_mb": 0.05})
+    assert parted == streamed and {f"{step}.npz", "g.tokembed.json", "w.tokembed.json"} <= set(streamed)
+    timings = json.loads((tmp_path / "parted" / "timings.json").read_text())
+    assert timings[f"fit vectorizer {step}"]["partitions"] >= 16
+    assert timings[f"fit vectorizer {step}"].get("passes") == (2 if step == "cooccurrence" else None)
+    assert timings["fit embedder g"]["passes"] == 2

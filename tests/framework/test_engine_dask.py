@@ -116,6 +116,8 @@ vectorizers:
   save_matrix: true
   steps:
     - {type: tfidf, sublinear_tf: true, min_df: 2}
+embedders:
+  glove: {type: glove, input: bpe, vector_size: 8, epochs: 3, min_count: 2, window: 4, workers: 1, seed: 3}
 """
 
 
@@ -134,6 +136,9 @@ def test_a_recipe_on_the_cluster_writes_the_local_run_s_artifacts_byte_for_byte(
     assert {k: timings["fit tokenizer bpe"][k] for k in ("engine", "workers")} == {"engine": "dask", "workers": 2}
     assert timings["fit tokenizer bpe"]["partitions"] >= 8
     assert timings["fit vectorizer tfidf"]["engine"] == "dask"  # document frequencies counted on the workers
+    # GloVe's co-occurrences counted on the workers in two passes (the vocabulary, then the pairs), trained here
+    assert {k: timings["fit embedder glove"][k] for k in ("engine", "passes")} == {"engine": "dask", "passes": 2}
+    assert "glove.tokembed.json" in local
     resolved = (tmp_path / "dask" / "recipe.resolved.yaml").read_text()
     assert f"engine:\n  type: dask\n  address: {cluster.scheduler_address}\n  partition_mb: 0.01\n" in resolved
 
@@ -188,3 +193,67 @@ def test_workers_with_different_hash_seeds_and_a_cold_numba_cache_give_the_same_
             except subprocess.TimeoutExpired:
                 proc.kill()
         scheduler.close()
+
+
+_PARTS_RECIPE = """\
+corpus: {path: CORPUS, unit: paragraph}
+tokenizers:
+  words: {type: word, min_frequency: 2}
+vectorizers:
+  input: words
+  save_matrix: SAVE
+  steps:
+    - {type: STEP, min_df: 2}
+"""
+
+
+def test_tfidf_written_by_partition_on_the_workers_stacks_into_the_local_matrix(cluster, corpus_file, tmp_path):
+    """save_matrix: partitions: each worker transforms its partitions and writes tfidf.part-NNNNN.npz; the parts,
+    stacked in the order of tfidf.parts.json, are the arrays of the local run's tfidf.npz, and the fitted
+    vectorizer is the same bytes."""
+    import json
+
+    import numpy as np
+
+    from tokembed.io import read_npz
+
+    def recipe(save: str) -> Path:
+        path = tmp_path / f"r-{save}.yaml"
+        path.write_text(_PARTS_RECIPE.replace("CORPUS", str(corpus_file)).replace("SAVE", save)
+                        .replace("STEP", "tfidf"), encoding="utf-8")
+        return path
+
+    local = _run(recipe("true"), tmp_path / "local")
+    on_dask = _run(recipe("partitions"), tmp_path / "dask", engine={"type": "dask", "address": cluster.scheduler_address},
+                   overrides=["engine.partition_mb=0.01"])
+    assert on_dask["tfidf.tokembed.json"] == local["tfidf.tokembed.json"]
+    assert "tfidf.npz" not in on_dask
+    listing = json.loads((tmp_path / "dask" / "tfidf.parts.json").read_text())
+    assert len(listing["parts"]) >= 8 and sorted(on_dask) == sorted(
+        {"tfidf.parts.json", *(p["file"] for p in listing["parts"])} | (set(local) - {"tfidf.npz"}))
+    whole = read_npz(tmp_path / "local" / "tfidf.npz")
+    parts = [read_npz(tmp_path / "dask" / p["file"]) for p in listing["parts"]]
+    assert [int(p["shape"][0]) for p in parts] == [p["rows"] for p in listing["parts"]]
+    assert listing["shape"] == [int(n) for n in whole["shape"]] and listing["nnz"] == whole["data"].size
+    for key in ("data", "indices"):
+        stacked = np.concatenate([p[key] for p in parts])
+        assert stacked.dtype == whole[key].dtype and np.array_equal(stacked, whole[key]), key
+    starts = np.cumsum([0] + [int(p["indptr"][-1]) for p in parts[:-1]])
+    indptr = np.concatenate([parts[0]["indptr"][:1]] + [p["indptr"][1:] + s for p, s in zip(parts, starts)])
+    assert np.array_equal(indptr, whole["indptr"])
+
+
+def test_a_cooccurrence_pipeline_on_the_cluster_equals_the_local_run(cluster, corpus_file, tmp_path):
+    """The co-occurrence vectorizer counted in two passes on the workers: the same vocabulary, counts and matrix
+    bytes as one process."""
+    import json
+
+    path = tmp_path / "r.yaml"
+    path.write_text(_PARTS_RECIPE.replace("CORPUS", str(corpus_file)).replace("SAVE", "true")
+                    .replace("STEP", "cooccurrence").replace("min_df", "min_count"), encoding="utf-8")
+    local = _run(path, tmp_path / "local")
+    on_dask = _run(path, tmp_path / "dask", engine={"type": "dask", "address": cluster.scheduler_address},
+                   overrides=["engine.partition_mb=0.01"])
+    assert on_dask == local and {"cooccurrence.tokembed.json", "cooccurrence.npz"} <= set(local)
+    timings = json.loads((tmp_path / "dask" / "timings.json").read_text())
+    assert timings["fit vectorizer cooccurrence"]["passes"] == 2
