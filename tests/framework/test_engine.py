@@ -303,3 +303,24 @@ def test_a_run_on_local_partitions_writes_the_streamed_run_s_artifacts(tmp_path,
     assert timings[f"fit vectorizer {step}"]["partitions"] >= 16
     assert timings[f"fit vectorizer {step}"].get("passes") == (2 if step == "cooccurrence" else None)
     assert timings["fit embedder g"]["passes"] == 2
+
+
+def test_with_an_engine_and_no_metrics_the_client_never_reads_the_corpus(tmp_path, monkeypatch):
+    """Tokenizers, a tfidf pipeline (counted, then transformed by partition) and GloVe, with --no-metrics: every
+    read goes through a partition (what a worker does); iterating the corpus on the client would raise here."""
+    from tokembed.corpus import Corpus
+    from tokembed.runner import run_recipe
+
+    corpus = tmp_path / "moby.txt"
+    corpus.write_text("\n".join(Corpus.builtin("moby-dick")), encoding="utf-8")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(_STAGES.replace("CORPUS", str(corpus)).replace("STEP", "tfidf")
+                      .replace("min_count: 2, window: 5", "min_df: 2"), encoding="utf-8")
+    read = []
+    monkeypatch.setattr(Corpus, "__iter__", lambda self: read.append("iter") or iter(()))
+    monkeypatch.setattr(Corpus, "head", lambda self, n: read.append("head") or [])
+    result = run_recipe(recipe, out=tmp_path / "out", quiet=True, metrics=False,
+                        engine={"type": "local", "partition_mb": 0.1})
+    assert read == []
+    assert result.matrices["tfidf"]["shape"][0] > 10_000  # Moby-Dick's lines, all transformed by partition
+    assert len(result.embedders["g"].wv_) > 1_000
