@@ -152,6 +152,12 @@ class Component:
         """Fit from the merged :meth:`partial_counts` of the whole training data; returns self."""
         raise NotImplementedError(f"{type(self).__name__} does not fit from partial counts")
 
+    def count_shards(self) -> int:
+        """Into how many shards the next pass's partial counts split (their ``shard(k, n)`` and ``concat``), each
+        merged by its own tree on a cluster, so that no merge task holds all of a very large count (co-occurrence
+        rows of a large vocabulary). The result does not depend on it. Default 1: one tree."""
+        return 1
+
     def counting_passes(self) -> int:
         """Passes over the training data that fitting from counts takes: 1 by default; 2 for a method that must
         fix a vocabulary before counting what depends on it (co-occurrence: the token counts, then the pairs).

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from ..errors import EngineError, TokembedError
 
 __all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "CountTokens", "Counted",
-           "TransformPartition", "Rows", "merge_counts",
+           "TransformPartition", "Rows", "merge_counts", "pick_shard", "join_shards",
            "tree_levels", "count_leaf", "merge_nodes", "describe_partition", "describe_span", "failure",
            "DEFAULT_FAN_IN", "MB"]
 
@@ -68,6 +68,21 @@ class Counted:
 
     def merge(self, other: "Counted") -> "Counted":
         return Counted(self.value.merge(other.value), self.documents + other.documents)
+
+
+def pick_shard(node: "_Node", k: int, n: int) -> "_Node":
+    """Shard ``k`` of ``n`` of a leaf's :class:`Counted` value (its ``value.shard(k, n)``; the documents and the
+    counting seconds ride on shard 0)."""
+    c = node.value
+    return _Node(Counted(c.value.shard(k, n), c.documents if k == 0 else 0), node.count_seconds if k == 0 else 0.0)
+
+
+def join_shards(nodes: Sequence["_Node"]) -> "_Node":
+    """The merged shards, in order, as one :class:`Counted` (``type(value).concat``)."""
+    values = [n.value for n in nodes]
+    first = values[0].value
+    return _Node(Counted(type(first).concat([v.value for v in values]), sum(v.documents for v in values)),
+                 sum(n.count_seconds for n in nodes), sum(n.merge_seconds for n in nodes))
 
 
 def merge_counts(a: Any, b: Any) -> Any:
@@ -372,7 +387,7 @@ class Engine:
     # -- work ---------------------------------------------------------------------------------------------------
     def map_reduce(self, count_fn: Callable[[Any], Any], partitions: Sequence[Any],
                    merge: Callable[[Any, Any], Any] = merge_counts, *, warm: Callable[[], None] | None = None,
-                   progress: Progress | None = None) -> Any:
+                   progress: Progress | None = None, shards: int = 1) -> Any:
         """``merge``-fold of ``[count_fn(p) for p in partitions]`` in partition order, by an ordered tree.
 
         Parameters
@@ -389,6 +404,11 @@ class Engine:
             cache, so that workers do not all compile and write the cache at once.
         progress : Progress, optional
             Advanced by each partition's ``nbytes`` when its count is done.
+        shards : int, default 1
+            With more than one, each leaf's :class:`Counted` result is cut into that many shards
+            (:func:`pick_shard`), each shard merged by its own tree and the merged shards joined in order
+            (:func:`join_shards`): on a cluster no merge task holds the whole count. The result is the same; the
+            local engine (one memory) merges unsharded.
 
         Returns
         -------
@@ -417,7 +437,7 @@ class Engine:
         return corpus.partitions(target, minimum)
 
     def count(self, count_fn: Callable[[Iterable[str]], Any], corpus: Any, *, label: str = "count",
-              quiet: bool = True) -> Any:
+              quiet: bool = True, shards: int = 1) -> Any:
         """``count_fn(documents)`` over the whole corpus, as merged partial counts (``.merge``): in one streamed
         pass, or partition by partition on the engine. The same result either way (the rule of
         :meth:`tokembed.Component.partial_counts`). Sets :attr:`last_stats`.
@@ -437,7 +457,8 @@ class Engine:
         task = CountDocuments(count_fn, None if isinstance(corpus, (list, tuple)) else corpus)
         bar = Progress(label, sum(p.nbytes for p in parts), len(parts), quiet)
         try:
-            counted = self.map_reduce(task, parts, merge_counts, warm=WarmUp(task, parts[0]), progress=bar)
+            counted = self.map_reduce(task, parts, merge_counts, warm=WarmUp(task, parts[0]), progress=bar,
+                                      shards=shards)
         finally:
             bar.close()
         if counted.documents == 0:
@@ -495,13 +516,17 @@ class Engine:
         for k in range(passes):
             fn = component.partial_counts if tokenizer is None else CountTokens(component.partial_counts, tokenizer)
             step = label if passes == 1 else f"{label} (pass {k + 1}/{passes})"
-            component.fit_counts(self.count(fn, corpus, label=step, quiet=quiet))
+            shards = int(component.count_shards())
+            component.fit_counts(self.count(fn, corpus, label=step, quiet=quiet, shards=shards))
             stats = self.last_stats
+            if stats is not None and shards > 1:
+                stats.extra["shards"] = shards
             if total is None:
                 total = stats
             elif stats is not None:
                 total.count_seconds += stats.count_seconds
                 total.merge_seconds += stats.merge_seconds
+                total.extra.update(stats.extra)
         if total is not None and passes > 1:
             total.extra["passes"] = passes
         self.last_stats = total

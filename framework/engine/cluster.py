@@ -23,8 +23,10 @@ from .base import (
     describe_partition,
     describe_span,
     failure,
+    join_shards,
     merge_counts,
     merge_nodes,
+    pick_shard,
     tree_levels,
 )
 
@@ -190,7 +192,7 @@ class DaskEngine(Engine):
 
     def map_reduce(self, count_fn: Callable[[Any], Any], partitions: Sequence[Any],
                    merge: Callable[[Any, Any], Any] = merge_counts, *, warm: Callable[[], None] | None = None,
-                   progress: Progress | None = None) -> Any:
+                   progress: Progress | None = None, shards: int = 1) -> Any:
         from distributed import as_completed
 
         parts = _check_partitions(partitions)
@@ -207,21 +209,38 @@ class DaskEngine(Engine):
             where[fut.key] = describe_partition(part, len(parts))
             leaves.append(fut)
         nbytes = {fut.key: getattr(part, "nbytes", 0) for fut, part in zip(leaves, parts)}
-        below = leaves
-        spans = [(i, i + 1) for i in range(len(parts))]
         merges = []
-        for k, level in enumerate(levels, start=1):
-            above, above_spans = [], []
-            for j, group in enumerate(level):
-                first, last = spans[group.start][0], spans[group.stop - 1][1]
-                fut = client.submit(merge_nodes, merge, *[below[g] for g in group], key=f"tokembed-merge-{run}-{k}-{j}",
-                                    pure=False, priority=10)
-                where[fut.key] = describe_span(parts, first, last)
-                above.append(fut)
-                above_spans.append((first, last))
-            merges.extend(above)
-            below, spans = above, above_spans
-        root = below[0]  # the client holds the other futures in leaves / merges until they are done
+
+        def tree(below: list, tag: str) -> Any:
+            """Submit the ordered merge tree over ``below`` (one future per partition); return its root."""
+            spans = [(i, i + 1) for i in range(len(parts))]
+            for k, level in enumerate(levels, start=1):
+                above, above_spans = [], []
+                for j, group in enumerate(level):
+                    first, last = spans[group.start][0], spans[group.stop - 1][1]
+                    fut = client.submit(merge_nodes, merge, *[below[g] for g in group],
+                                        key=f"tokembed-merge-{run}{tag}-{k}-{j}", pure=False, priority=10)
+                    where[fut.key] = describe_span(parts, first, last)
+                    above.append(fut)
+                    above_spans.append((first, last))
+                merges.extend(above)
+                below, spans = above, above_spans
+            return below[0]
+
+        if shards <= 1:
+            roots = [tree(leaves, "")]
+        else:  # each shard cut from its leaf where the leaf lies, then merged by its own tree
+            roots = []
+            for k in range(shards):
+                picks = []
+                for i, leaf in enumerate(leaves):
+                    fut = client.submit(pick_shard, leaf, k, shards, key=f"tokembed-shard-{run}-{k}-{i}", pure=False,
+                                        priority=5)
+                    where[fut.key] = f"{describe_partition(parts[i], len(parts))}, shard {k + 1}/{shards}"
+                    picks.append(fut)
+                merges.extend(picks)
+                roots.append(tree(picks, f"-s{k}"))
+        # the client holds the other futures in leaves / merges until they are done
         order = {fut.key: n for n, fut in enumerate([*leaves, *merges])}
         try:
             for fut in as_completed([*leaves, *merges], loop=client.loop):
@@ -229,7 +248,7 @@ class DaskEngine(Engine):
                     self._raise(fut, leaves, merges, order, where)
                 if fut.key in nbytes and progress is not None:
                     progress.advance(nbytes[fut.key])
-            node = root.result()
+            node = roots[0].result() if len(roots) == 1 else join_shards([r.result() for r in roots])
         except BaseException:
             client.cancel([*leaves, *merges], force=True)
             raise

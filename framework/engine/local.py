@@ -48,7 +48,8 @@ class LocalEngine(Engine):
 
     def map_reduce(self, count_fn: Callable[[Any], Any], partitions: Sequence[Any],
                    merge: Callable[[Any, Any], Any] = merge_counts, *, warm: Callable[[], None] | None = None,
-                   progress: Progress | None = None) -> Any:
+                   progress: Progress | None = None, shards: int = 1) -> Any:
+        # shards: threads share one memory, so cutting the counts would not lower the peak; merged whole
         parts = _check_partitions(partitions)
         levels = tree_levels(len(parts), self.fan_in)
         stats = EngineStats(self.type, self.workers, len(parts), self.fan_in, len(levels))

@@ -157,6 +157,25 @@ class CooccurrenceCounts:
         return CooccurrenceCounts(self.n_rows, self.window, self.symmetric, self.weighting, self.scale, keys, sums,
                                   self.n_tokens + other.n_tokens)
 
+    def shard(self, k: int, n: int) -> "CooccurrenceCounts":
+        """The cells of rows ``k * V // n`` to ``(k + 1) * V // n - 1`` (shard ``k`` of ``n``; V = ``n_rows``),
+        which merge with the same shard of other counts; :meth:`concat` of the ``n`` merged shards, in order, is
+        the merge of the whole counts (the keys are ordered by row). ``n_tokens`` rides on shard 0."""
+        lo, hi = (k * self.n_rows // n) * self.n_rows, ((k + 1) * self.n_rows // n) * self.n_rows
+        a, b = np.searchsorted(self.keys, [lo, hi])
+        return CooccurrenceCounts(self.n_rows, self.window, self.symmetric, self.weighting, self.scale,
+                                  self.keys[a:b].copy(), self.sums[a:b].copy(), self.n_tokens if k == 0 else 0)
+
+    @classmethod
+    def concat(cls, shards: Sequence["CooccurrenceCounts"]) -> "CooccurrenceCounts":
+        """Shards ``0 .. n - 1`` (of :meth:`shard`), each merged apart, as one count."""
+        first = shards[0]
+        for other in shards[1:]:
+            first._compatible(other)
+        return CooccurrenceCounts(first.n_rows, first.window, first.symmetric, first.weighting, first.scale,
+                                  np.concatenate([p.keys for p in shards]), np.concatenate([p.sums for p in shards]),
+                                  sum(p.n_tokens for p in shards))
+
     @classmethod
     def merge_all(cls, parts: Iterable["CooccurrenceCounts"]) -> "CooccurrenceCounts":
         """Merge any number of partial counts (pairwise, as a balanced tree)."""

@@ -23,6 +23,8 @@ from .counting import CooccurrenceCounts, TokenCounts, count_cooccurrences, sele
 __all__ = ["CooccurrenceVectorizer", "ppmi_matrix"]
 
 _NAME = "cooccurrence"
+#: Kept words per row shard of the pair counts merged on a cluster (:meth:`CooccurrenceVectorizer.count_shards`).
+SHARD_ROWS = 50_000
 
 
 def ppmi_matrix(matrix: Any, shift: float = 1.0, cds: float = 0.75, dtype: Any = np.float32):
@@ -263,6 +265,13 @@ class CooccurrenceVectorizer(Vectorizer):
         if not self.__dict__.get("_awaiting_pairs"):
             return _token_counts(as_token_sequences(X, _NAME), isinstance(X, TokenSequences))
         return self._pair_counts(X)
+
+    def count_shards(self) -> int:
+        """Row shards of pass 2's pair counts on a cluster: one per :data:`SHARD_ROWS` kept words (at most 64),
+        so that no single merge task holds every pair of a large vocabulary; 1 in pass 1."""
+        if not self.__dict__.get("_awaiting_pairs"):
+            return 1
+        return max(1, min(64, -(-len(self.index_to_key_) // SHARD_ROWS)))
 
     def fit_counts(self, counts: TokenCounts | CooccurrenceCounts) -> "CooccurrenceVectorizer":
         """Fit from the merged :meth:`partial_counts` of one pass: pass 1's token counts fix the vocabulary (and

@@ -252,6 +252,11 @@ class GloVe(Embedder):
             return self._cooccurrence().partial_counts(X)
         return cv.partial_counts(X)
 
+    def count_shards(self) -> int:
+        """Row shards of the pair counts on a cluster (those of the co-occurrence counts it trains on)."""
+        cv = self.__dict__.get("_counting")
+        return 1 if cv is None else cv.count_shards()
+
     def fit_counts(self, counts: Any) -> "GloVe":
         """Pass 1's merged token counts fix the vocabulary (resetting anything fitted); pass 2's merged pair counts
         train the vectors, as :meth:`fit` does. Returns self.

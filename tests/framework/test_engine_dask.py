@@ -243,10 +243,17 @@ def test_tfidf_written_by_partition_on_the_workers_stacks_into_the_local_matrix(
     assert np.array_equal(indptr, whole["indptr"])
 
 
-def test_a_cooccurrence_pipeline_on_the_cluster_equals_the_local_run(cluster, corpus_file, tmp_path):
+@pytest.mark.parametrize("shard_rows", [None, 40])
+def test_a_cooccurrence_pipeline_on_the_cluster_equals_the_local_run(cluster, corpus_file, tmp_path, monkeypatch,
+                                                                     shard_rows):
     """The co-occurrence vectorizer counted in two passes on the workers: the same vocabulary, counts and matrix
-    bytes as one process."""
+    bytes as one process; also with the pair counts cut into row shards of 40 words, each merged by its own tree."""
     import json
+
+    import tokembed.plugins.cooccurrence.vectorizer as cooc
+
+    if shard_rows is not None:
+        monkeypatch.setattr(cooc, "SHARD_ROWS", shard_rows)  # decided on the client, before pass 2 is submitted
 
     path = tmp_path / "r.yaml"
     path.write_text(_PARTS_RECIPE.replace("CORPUS", str(corpus_file)).replace("SAVE", "true")
@@ -257,3 +264,6 @@ def test_a_cooccurrence_pipeline_on_the_cluster_equals_the_local_run(cluster, co
     assert on_dask == local and {"cooccurrence.tokembed.json", "cooccurrence.npz"} <= set(local)
     timings = json.loads((tmp_path / "dask" / "timings.json").read_text())
     assert timings["fit vectorizer cooccurrence"]["passes"] == 2
+    words = len(json.loads((tmp_path / "dask" / "cooccurrence.tokembed.json").read_text())["state"]["index_to_key"])
+    shards = timings["fit vectorizer cooccurrence"].get("shards", 1)
+    assert shards == (1 if shard_rows is None else -(-words // shard_rows)) and (shard_rows is None or shards > 2)

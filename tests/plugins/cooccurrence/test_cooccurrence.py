@@ -415,3 +415,28 @@ def test_equals_stanford_cooccur_binary(tmp_path, symmetric):
     theirs = sp.coo_matrix((rec["v"], (rec["a"] - 1, rec["b"] - 1)), shape=ours.shape).tocsr()
     assert theirs.nnz == ours.nnz == rec.size
     np.testing.assert_allclose(ours.toarray(), theirs.toarray(), rtol=1e-12)
+
+
+@settings(deadline=None, max_examples=25)
+@given(docs=st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=12), min_size=2, max_size=12),
+       n=st.integers(1, 9), cut=st.integers(0, 12))
+def test_row_shards_merged_apart_and_joined_equal_the_merged_counts(docs, n, cut):
+    """Shard k of n holds rows k*V//n .. (k+1)*V//n - 1; each shard merged with the same shard of another part,
+    then the n joined in order, equals merging the whole counts (what the cluster's per-shard trees compute)."""
+    from tokembed.plugins.cooccurrence.counting import CooccurrenceCounts
+
+    cut = min(cut, len(docs))
+    vec = CooccurrenceVectorizer(window=3, min_count=1)
+    try:
+        vec.fit_counts(vec.partial_counts(docs))
+    except EmptyVocabularyError:
+        return  # no token at all
+    a, b = vec.partial_counts(docs[:cut]), vec.partial_counts(docs[cut:])
+    whole = a.merge(b)
+    joined = CooccurrenceCounts.concat([a.shard(k, n).merge(b.shard(k, n)) for k in range(n)])
+    assert np.array_equal(joined.keys, whole.keys) and np.array_equal(joined.sums, whole.sums)
+    assert joined.n_tokens == whole.n_tokens
+    V = whole.n_rows
+    for k in range(n):  # every key of shard k is a cell of one of its rows
+        rows = whole.shard(k, n).keys // V
+        assert np.all((rows >= k * V // n) & (rows < (k + 1) * V // n))
