@@ -145,11 +145,12 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
             result.tokenizers[spec.label] = tok
             if not metrics:
                 continue
-            listed = docs.get()  # read once, after the first fit, and shared by every tokenizer's evaluation
-            with timer.step(f"evaluate tokenizer {spec.label}", docs.n_bytes):
-                result.metrics[spec.label] = tokenizer_metrics(
-                    tok, progress(listed, f"evaluate {spec.label}", quiet), registry=reg
-                )
+            if not _measure_on_engine(tok, spec.label, corpus, corpus_bytes, engine, reg, result, timer, quiet):
+                listed = docs.get()  # read once, after the first fit, and shared by every tokenizer's evaluation
+                with timer.step(f"evaluate tokenizer {spec.label}", docs.n_bytes):
+                    result.metrics[spec.label] = tokenizer_metrics(
+                        tok, progress(listed, f"evaluate {spec.label}", quiet), registry=reg
+                    )
         if metrics:  # written after each tokenizer, so a later failure keeps what was measured (in .incomplete)
             atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
@@ -180,6 +181,31 @@ class _Documents:
             self.listed = list(self.corpus) if self.corpus is not None else []
             self.n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in self.listed)
         return self.listed
+
+
+def _measure_on_engine(tok, label: str, corpus, corpus_bytes: int, engine, reg, result: RunResult, timer: Timer,
+                       quiet: bool) -> bool:
+    """With an engine, measure the tokenizer's metrics partition by partition on it and merge them (the same
+    ``metrics.json`` as one pass); False, to measure here, without an engine or when a metric does not merge
+    (a plugin's metric without :meth:`~tokembed.metrics.Metric.merge`, named in a warning)."""
+    if engine is None or corpus is None:
+        return False
+    from .metrics import MeasureDocuments, MetricRun, metrics_of, run_metrics
+
+    measure = MeasureDocuments(tok, run_metrics(None, reg))
+    probe = MetricRun(tok, measure.metrics)
+    if not probe.mergeable():
+        names = ", ".join(name for name, m in probe.metrics.items() if not m.mergeable())
+        warnings.warn(f"tokenizers.{label}: metrics measured on this machine, not on the engine: {names} cannot "
+                      "merge partial results (Metric.merge); the corpus is read here for metrics.json", stacklevel=2)
+        return False
+    name = f"evaluate tokenizer {label}"
+    with timer.step(name, corpus_bytes):
+        run = engine.count(measure, corpus, label=f"evaluate {label}", quiet=quiet)
+        result.metrics[label] = metrics_of(run.attach(tok))
+    if engine.last_stats is not None:
+        timer.table[name].update(engine.last_stats.as_dict())
+    return True
 
 
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:

@@ -9,6 +9,7 @@ task is a pure function of its partition); a task that kills its worker ``distri
 
 from __future__ import annotations
 
+import os
 import uuid
 from typing import Any, Callable, Sequence
 
@@ -95,6 +96,30 @@ def check_cluster(client: Any) -> list[str]:
     return problems
 
 
+def _client_environment() -> dict[str, str | None]:
+    """This process's values of the variables a Dask nanny sets in ``os.environ`` before spawning a worker
+    (``distributed.nanny.pre-spawn-environ``: one BLAS / OpenMP thread, ...; and ``PYTHONHASHSEED``), after loading
+    the BLAS libraries the client uses (NumPy's and SciPy's), so that they start with this process's settings.
+
+    The nanny runs in this process and never restores them: without this, a library loaded after the cluster
+    started (SciPy's BLAS, first used by SVD) would run on one thread here, slower, and its floating-point sums
+    in another order than the same recipe without an engine (``tokembed run`` must give the same bytes)."""
+    import dask.config
+
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS now)
+
+    names = set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {}) | {"PYTHONHASHSEED"}
+    return {name: os.environ.get(name) for name in names}
+
+
+def _restore_environment(saved: dict[str, str | None]) -> None:
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 class DaskEngine(Engine):
     """Count on the workers of a Dask cluster: an existing one at ``address``, or a ``LocalCluster`` of
     ``workers`` processes on 127.0.0.1 (one thread each, no dashboard), started at the first count and closed
@@ -145,12 +170,18 @@ class DaskEngine(Engine):
         else:
             from distributed import Client, LocalCluster
 
+            saved = _client_environment()
             try:
+                # no dashboard; the scheduler's own HTTP server (health, metrics) on a free loopback port, not
+                # 8787, which another cluster of this machine may hold (distributed then warns on every run)
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address=None, env=self.env or None)
+                                            host="127.0.0.1", dashboard_address=None, env=self.env or None,
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             except Exception as exc:
                 raise EngineError(f"could not start a local Dask cluster of {self.workers} workers: "
                                   f"{type(exc).__name__}: {exc}") from None
+            finally:
+                _restore_environment(saved)
             self.client = Client(self.cluster, set_as_default=False)
             need = self.workers
         try:

@@ -12,13 +12,26 @@ source.
 """
 
 from .base import UNSPACED_SCRIPTS, Metric, ParallelMetric, PassStats, clean_value, format_value
-from .run import CHUNK_SIZE, MetricRun, iter_chunks, registered_metrics, resolve_metrics, tokenizer_metrics
+from .run import (
+    CHUNK_SIZE,
+    MeasureDocuments,
+    MetricRun,
+    iter_chunks,
+    metrics_of,
+    registered_metrics,
+    resolve_metrics,
+    run_metrics,
+    tokenizer_metrics,
+)
 
 __all__ = [
     "Metric",
     "ParallelMetric",
     "PassStats",
     "MetricRun",
+    "MeasureDocuments",
+    "metrics_of",
+    "run_metrics",
     "resolve_metrics",
     "registered_metrics",
     "tokenizer_metrics",

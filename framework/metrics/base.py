@@ -144,6 +144,40 @@ class Metric:
         """JSON-able details kept beside the value in the comparison's JSON (default: none)."""
         return {}
 
+    # -- on the corpus-statistics engine (optional) ------------------------------------------------------------
+    def merge(self, other: "Metric") -> "Metric":
+        """A NEW metric holding this one's state followed by ``other``'s (the same metric and tokenizer, fed the
+        documents that come after this one's): what lets ``tokembed run`` measure the partitions of a corpus on
+        the engine's workers and merge them, instead of reading the corpus on one machine. Neither input may be
+        changed (a cluster may retry a merge). ``result`` of the merge must equal ``result`` after one pass over
+        all the documents. The default serves a metric that keeps no state of its own (its result comes from the
+        shared counts); any other metric implements it, or is measured on the client.
+        """
+        if not self._stateless():
+            raise NotImplementedError(f"{type(self).__name__} keeps state and does not implement merge")
+        return self
+
+    def _copy(self) -> "Metric":
+        """A shallow copy that keeps the tokenizer (``copy.copy`` goes through :meth:`__getstate__`, which drops
+        it)."""
+        out = object.__new__(type(self))
+        vars(out).update(vars(self))
+        return out
+
+    def _stateless(self) -> bool:
+        return set(vars(self)) <= {"tokenizer"}
+
+    def mergeable(self) -> bool:
+        """True when :meth:`merge` is implemented (or the metric keeps no state of its own)."""
+        return type(self).merge is not Metric.merge or self._stateless()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state without the tokenizer (a metric travels between processes; the tokenizer is attached again
+        on arrival, :meth:`tokembed.metrics.MetricRun.attach`)."""
+        state = dict(vars(self))
+        state["tokenizer"] = None
+        return state
+
     @classmethod
     def describe(cls) -> dict[str, Any]:
         """The metric's metadata as a JSON-able dict."""

@@ -85,6 +85,32 @@ class _IdCounts:
         return self.counts
 
 
+    def merged(self, other: "_IdCounts") -> "_IdCounts":
+        """New counts: both added (neither changed)."""
+        a, b = self._flushed(), other._flushed()
+        out = _IdCounts(1)
+        out.counts = np.zeros(max(a.size, b.size), np.int64)
+        out.counts[: a.size] += a
+        out.counts[: b.size] += b
+        return out
+
+    def _flushed(self) -> np.ndarray:
+        """The counts with the buffered ids included, without changing this object."""
+        if not self._buffer:
+            return self.counts
+        copy = _IdCounts(1)
+        copy.counts, copy._buffer, copy._buffered = self.counts.copy(), list(self._buffer), self._buffered
+        return copy.flush()
+
+
+def _summed(metric: Any, other: Any, *names: str) -> Any:
+    """A shallow copy of ``metric`` with the int attributes ``names`` summed with ``other``'s."""
+    out = metric._copy()
+    for name in names:
+        setattr(out, name, getattr(metric, name) + getattr(other, name))
+    return out
+
+
 def _vocab_size(tokenizer: Any) -> int:
     return int(tokenizer.get_vocab_size())
 
@@ -184,6 +210,9 @@ class ContinuedWords(Metric):
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.continued, self.words) if stats.has_words else None
 
+    def merge(self, other: "ContinuedWords") -> "ContinuedWords":
+        return _summed(self, other, "words", "continued")
+
 
 def tokens_per_word(word_spans: Sequence[tuple[int, int]], offsets: np.ndarray) -> np.ndarray:
     """Number of tokens overlapping each word.
@@ -233,6 +262,9 @@ class UnkRate(Metric):
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.unknown, stats.tokens)
+
+    def merge(self, other: "UnkRate") -> "UnkRate":
+        return _summed(self, other, "unknown")
 
 
 def is_partial_token(tokenizer: Any, token_id: int) -> bool:
@@ -285,6 +317,15 @@ class PartialCharRate(Metric):
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.partial, stats.tokens)
 
+    def merge(self, other: "PartialCharRate") -> "PartialCharRate":
+        out = _summed(self, other, "partial")
+        n = max(self.table.size, other.table.size)  # the cache of token kinds: what either side has looked up
+        table = np.full(n, -1, np.int8)
+        table[: self.table.size] = self.table
+        table[: other.table.size] = np.maximum(table[: other.table.size], other.table)
+        out.table = table
+        return out
+
 
 class RoundTrip(Metric):
     name = "round_trip"
@@ -307,6 +348,9 @@ class RoundTrip(Metric):
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.exact, self.documents)
 
+    def merge(self, other: "RoundTrip") -> "RoundTrip":
+        return _summed(self, other, "exact", "documents")
+
 
 class _IdCountingMetric(Metric):
     """A metric computed from how often each token id occurs (``self.counts``)."""
@@ -317,6 +361,11 @@ class _IdCountingMetric(Metric):
 
     def update(self, doc: str, encoding: Encoding) -> None:
         self.counts.add(encoding.ids)
+
+    def merge(self, other: "_IdCountingMetric") -> "_IdCountingMetric":
+        out = self._copy()
+        out.counts = self.counts.merged(other.counts)
+        return out
 
 
 class VocabUtilization(_IdCountingMetric):
@@ -402,8 +451,9 @@ class Deterministic(Metric):
 
     def __init__(self, tokenizer: Any):
         super().__init__(tokenizer)
-        self.first = hashlib.blake2b(digest_size=16)
-        self.second = hashlib.blake2b(digest_size=16)
+        self.first: Any = hashlib.blake2b(digest_size=16)
+        self.second: Any = hashlib.blake2b(digest_size=16)
+        self.equal = True  # False once a merged part's two passes differed
 
     @staticmethod
     def _add(h: Any, encoding: Encoding) -> None:
@@ -417,11 +467,29 @@ class Deterministic(Metric):
     def update_repeat(self, doc: str, encoding: Encoding) -> None:
         self._add(self.second, encoding)
 
+    @staticmethod
+    def _digest(h: Any) -> bytes:
+        return h if isinstance(h, bytes) else h.digest()
+
     def result(self, stats: PassStats) -> bool:
-        return self.first.digest() == self.second.digest()
+        return self.equal and self._digest(self.first) == self._digest(self.second)
 
     def extras(self) -> dict[str, Any]:
-        return {"ids_blake2b": self.first.hexdigest()}
+        """The BLAKE2b of the first pass's ids (after a merge: of the parts' digests, in corpus order)."""
+        return {"ids_blake2b": self._digest(self.first).hex()}
+
+    def merge(self, other: "Deterministic") -> "Deterministic":
+        out = self._copy()
+        out.equal = self.result(PassStats()) and other.result(PassStats())
+        for name in ("first", "second"):
+            joined = self._digest(getattr(self, name)) + self._digest(getattr(other, name))
+            setattr(out, name, hashlib.blake2b(joined, digest_size=16).digest())
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:  # a hash object cannot be pickled: its digest travels
+        state = super().__getstate__()
+        state["first"], state["second"] = self._digest(self.first), self._digest(self.second)
+        return state
 
 
 class _Premium(ParallelMetric):

@@ -20,7 +20,8 @@ from ..encoding import Encoding
 from ..errors import PluginError, TokembedError, UnknownComponentError
 from .base import UNSPACED_SCRIPTS, Metric, PassStats, clean_value
 
-__all__ = ["MetricRun", "iter_chunks", "registered_metrics", "resolve_metrics", "tokenizer_metrics", "CHUNK_SIZE"]
+__all__ = ["MetricRun", "MeasureDocuments", "iter_chunks", "metrics_of", "registered_metrics", "resolve_metrics",
+           "run_metrics", "tokenizer_metrics", "CHUNK_SIZE"]
 
 #: Documents per ``encode_batch`` call in :class:`MetricRun`.
 CHUNK_SIZE = 256
@@ -130,6 +131,46 @@ class MetricRun:
                 raise PluginError(f"{_who(type(metric))}: {exc}") from None
         return out
 
+    # -- on the corpus-statistics engine ---------------------------------------------------------------------
+    def mergeable(self) -> bool:
+        """True when every metric merges (:meth:`tokembed.metrics.Metric.merge`) and no observer is attached."""
+        return not self.observers and all(m.mergeable() for m in self.metrics.values())
+
+    def merge(self, other: "MetricRun") -> "MetricRun":
+        """A new run holding this run's documents followed by ``other``'s (same tokenizer and metrics; neither
+        changed): the shared counts added, each metric merged. ``results`` of the merge equal those of one run
+        over all the documents.
+
+        Raises
+        ------
+        PluginError
+            When a metric's merge raises anything else than a TokembedError."""
+        out = object.__new__(MetricRun)
+        vars(out).update(vars(self))  # not copy.copy: that goes through __getstate__, which drops the tokenizer
+        out._counts = {k: v + other._counts[k] for k, v in self._counts.items()}
+        out._seconds = self._seconds + other._seconds
+        out.metrics = {}
+        for name, metric in self.metrics.items():
+            out.metrics[name] = self._call(type(metric), "merge", lambda: metric.merge(other.metrics[name]))
+        return out
+
+    def attach(self, tokenizer: Any) -> "MetricRun":
+        """Give the run and its metrics ``tokenizer`` again after a trip between processes (which drops it)."""
+        self.tokenizer = tokenizer
+        for metric in self.metrics.values():
+            metric.tokenizer = tokenizer
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(vars(self))
+        state["tokenizer"] = None
+        state["_letters"] = state["_unspaced"] = None  # compiled again on arrival
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self._letters, self._unspaced = _unspaced_pattern()
+
     def extras(self) -> dict[str, dict[str, Any]]:
         """Metric name -> its :meth:`Metric.extras` (metrics without extras left out)."""
         out = {}
@@ -233,19 +274,44 @@ def tokenizer_metrics(
         (``chars_per_token``, ``fertility``, ``unk_rate``, ``round_trip``, ...). Floats are rounded to 6 decimals;
         a metric not defined for the corpus is None.
     """
+    run = MeasureDocuments(tokenizer, tuple(run_metrics(metrics, registry)))(docs)
+    return metrics_of(run)
+
+
+def run_metrics(metrics: Iterable[str | type[Metric]] | None = None, registry: Any = None) -> list[type[Metric]]:
+    """The metric classes a run measures: those named (default: every registered one but the timing ones), of
+    corpus scope."""
     chosen = resolve_metrics(metrics, registry)
     if metrics is None:
         chosen = [m for m in chosen if not m.timing]
-    chosen = [m for m in chosen if m.scope == "corpus"]
-    run = MetricRun(tokenizer, chosen)
-    if run.needs_repeat and iter(docs) is docs:
-        docs = list(docs)
-    for chunk in iter_chunks(docs):
-        run.feed(chunk)
-    if run.needs_repeat:
-        run.feed_repeat(docs)
-    out: dict[str, Any] = {"vocab_size": int(tokenizer.get_vocab_size())}
+    return [m for m in chosen if m.scope == "corpus"]
+
+
+def metrics_of(run: MetricRun) -> dict[str, Any]:
+    """What ``metrics.json`` stores of a finished run: ``vocab_size``, the shared counts, each metric's value."""
+    out: dict[str, Any] = {"vocab_size": int(run.tokenizer.get_vocab_size())}
     out.update(run.stats.as_dict())
     del out["letters"], out["unspaced_letters"]
     out.update(run.results())
     return out
+
+
+class MeasureDocuments:
+    """``MeasureDocuments(tokenizer, metrics)(documents)``: a :class:`MetricRun` fed every document (and the
+    second pass when a metric asks for it). On the engine, each partition is measured apart and the runs merged
+    (:meth:`MetricRun.merge`); the merged run's :func:`metrics_of` equals one pass over the corpus.
+
+    A module-level class, so that a cluster's workers unpickle it by reference (the tokenizer travels with it)."""
+
+    def __init__(self, tokenizer: Any, metrics: Sequence[type[Metric]]):
+        self.tokenizer, self.metrics = tokenizer, tuple(metrics)
+
+    def __call__(self, docs: Iterable[str]) -> MetricRun:
+        run = MetricRun(self.tokenizer, self.metrics)
+        if run.needs_repeat and not isinstance(docs, (list, tuple)) and not hasattr(docs, "read_partition"):
+            docs = list(docs)  # an iterator (a partition's documents) is read once; a corpus can be read again
+        for chunk in iter_chunks(docs):
+            run.feed(chunk)
+        if run.needs_repeat:
+            run.feed_repeat(docs)
+        return run

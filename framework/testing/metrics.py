@@ -92,6 +92,8 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
             json.dumps(extras, allow_nan=False)
         except (TypeError, ValueError) as exc:
             problems.append(f"{where}: extras are not JSON-able: {exc}")
+        if cls.scope == "corpus" and not cls.timing and run.mergeable():
+            problems.extend(f"{where}: {p}" for p in _merge_problems(cls, tok, docs, value))
         if cls.scope == "parallel":
             try:
                 combined = cls.combine({"xx": run.metrics[cls.name], "yy": run2.metrics[cls.name]}, "xx")
@@ -104,3 +106,37 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
                 problems.append(f"{where}: combine gave non-JSON values {combined!r}")
     if problems:
         raise AssertionError(f"{_who(cls)} breaks the metric contract:\n" + "\n".join(problems))
+
+
+def _merge_problems(cls: type, tok: Any, docs: list[str], whole: Any) -> list[str]:
+    """A metric that merges: the documents measured in three parts (one empty), each sent through pickle as
+    between processes, merged in order, give the value of one pass; the parts are left unchanged."""
+    import pickle
+
+    from ..metrics import MeasureDocuments
+
+    third = max(1, len(docs) // 3)
+    chunks = [docs[:third], [], docs[third:]]
+    measure = MeasureDocuments(tok, [cls])
+    try:
+        pickle.dumps(cls)
+        trip = lambda run: pickle.loads(pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))  # noqa: E731
+    except Exception:  # a class defined in a function (a test's): checked without the trip between processes
+        trip = lambda run: run  # noqa: E731
+    try:
+        parts = [trip(measure(chunk)) for chunk in chunks]
+        before = [p.attach(tok).results()[cls.name] for p in parts]
+        merged = parts[0]
+        for part in parts[1:]:
+            merged = merged.merge(part)
+        value = merged.attach(tok).results()[cls.name]
+        after = [p.results()[cls.name] for p in parts]
+    except Exception as exc:  # noqa: BLE001 - reported with the others
+        return [f"measured in parts, pickled and merged, raised {type(exc).__name__}: {exc}"]
+    problems = []
+    if value != whole:
+        problems.append(f"merging the results of three parts gave {value!r}, one pass gave {whole!r} (merge must "
+                        "add this metric's state of the parts)")
+    if before != after:
+        problems.append("merge changed its inputs (it must return a new metric: a cluster may merge them again)")
+    return problems

@@ -53,6 +53,7 @@ class CharMap:
 
         stages = (["bert_clean"] if clean_text else []) + (["strip_accents"] if strip_accents else []) + (
             ["lowercase"] if lowercase else [])
+        self._key = (bool(lowercase), bool(strip_accents), bool(clean_text), bool(handle_chinese_chars))
         self._normalizer = build_normalizer(stages)
         self._cjk = bool(handle_chinese_chars)
         self._lock = threading.Lock()
@@ -106,6 +107,11 @@ class CharMap:
         """``(table, exp_off, exp_vals, max_exp)``, consistent with each other, for a kernel call."""
         with self._lock:
             return self.table, self.exp_off, self.exp_vals, self.max_exp
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its switches: unpickling gives the receiving process's shared map (a tokenizer sent to a
+        cluster worker), never a copy of the 5 MB table and its lock."""
+        return (char_map, self._key)
 
     def prepare(self, text: str, cps: np.ndarray) -> None:
         """Make sure every code point of ``cps`` (the code points of ``text``) is in the map."""

@@ -292,22 +292,23 @@ def test_a_run_on_local_partitions_writes_the_streamed_run_s_artifacts(tmp_path,
     recipe.write_text(text, encoding="utf-8")
 
     def run(out, **kwargs):
-        run_recipe(recipe, out=out, quiet=True, metrics=False, **kwargs)
+        run_recipe(recipe, out=out, quiet=True, **kwargs)  # metrics.json included: measured by partition
         return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir())
                 if p.name not in ("timings.json", "recipe.resolved.yaml")}
 
     streamed = run(tmp_path / "plain")
     parted = run(tmp_path / "parted", engine={"type": "local", "partition_mb": 0.05})
-    assert parted == streamed and {f"{step}.npz", "g.tokembed.json", "w.tokembed.json"} <= set(streamed)
+    assert parted == streamed and {f"{step}.npz", "g.tokembed.json", "w.tokembed.json", "metrics.json"} <= set(streamed)
     timings = json.loads((tmp_path / "parted" / "timings.json").read_text())
+    assert timings["evaluate tokenizer b"]["partitions"] >= 16
     assert timings[f"fit vectorizer {step}"]["partitions"] >= 16
     assert timings[f"fit vectorizer {step}"].get("passes") == (2 if step == "cooccurrence" else None)
     assert timings["fit embedder g"]["passes"] == 2
 
 
-def test_with_an_engine_and_no_metrics_the_client_never_reads_the_corpus(tmp_path, monkeypatch):
-    """Tokenizers, a tfidf pipeline (counted, then transformed by partition) and GloVe, with --no-metrics: every
-    read goes through a partition (what a worker does); iterating the corpus on the client would raise here."""
+def test_with_an_engine_the_client_never_reads_the_corpus(tmp_path, monkeypatch):
+    """Tokenizers (fitted and measured), a tfidf pipeline (counted, then transformed by partition) and GloVe: every
+    read goes through a partition (what a worker does); iterating the corpus on the client is recorded here."""
     from tokembed.corpus import Corpus
     from tokembed.runner import run_recipe
 
@@ -319,8 +320,74 @@ def test_with_an_engine_and_no_metrics_the_client_never_reads_the_corpus(tmp_pat
     read = []
     monkeypatch.setattr(Corpus, "__iter__", lambda self: read.append("iter") or iter(()))
     monkeypatch.setattr(Corpus, "head", lambda self, n: read.append("head") or [])
-    result = run_recipe(recipe, out=tmp_path / "out", quiet=True, metrics=False,
-                        engine={"type": "local", "partition_mb": 0.1})
+    result = run_recipe(recipe, out=tmp_path / "out", quiet=True, engine={"type": "local", "partition_mb": 0.1})
     assert read == []
+    assert result.metrics["b"]["documents"] > 10_000 and result.metrics["w"]["round_trip"] is not None
     assert result.matrices["tfidf"]["shape"][0] > 10_000  # Moby-Dick's lines, all transformed by partition
     assert len(result.embedders["g"].wv_) > 1_000
+
+
+_LONGEST_PLUGIN = """
+from tokembed import hookimpl
+from tokembed.metrics import Metric
+
+
+class Longest(Metric):
+    # a plugin's metric that keeps state and has no merge: the most tokens of one document
+    name = "longest"
+    unit = "tokens"
+    definition = "The most tokens of one document."
+    source = "a test"
+
+    def __init__(self, tokenizer):
+        super().__init__(tokenizer)
+        self.longest = 0
+
+    def update(self, doc, encoding):
+        self.longest = max(self.longest, len(encoding))
+
+    def result(self, stats):
+        return self.longest
+
+
+@hookimpl
+def tokembed_register_metrics():
+    return [Longest]
+"""
+
+
+def test_a_metric_that_cannot_merge_is_measured_on_the_client_with_a_warning(tmp_path, fake_dists):
+    from tokembed.corpus import Corpus
+    from tokembed.registry import build_registry
+    from tokembed.runner import run_recipe
+
+    fake_dists.module("fake_longest", _LONGEST_PLUGIN)
+    fake_dists.dist("tokembed-longest", {"longest": "fake_longest"})
+    reg = build_registry()
+    corpus = tmp_path / "moby.txt"
+    corpus.write_text("\n".join(Corpus.builtin("moby-dick")), encoding="utf-8")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"corpus: {{path: {corpus}}}\ntokenizers:\n  w: {{type: word}}\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match="tokenizers.w: metrics measured on this machine, not on the engine: "
+                                         "longest cannot merge"):
+        parted = run_recipe(recipe, out=tmp_path / "a", quiet=True, registry=reg,
+                            engine={"type": "local", "partition_mb": 0.1})
+    plain = run_recipe(recipe, out=tmp_path / "b", quiet=True, registry=reg)
+    assert parted.metrics == plain.metrics and parted.metrics["w"]["longest"] > 10
+
+
+def test_every_fitted_tokenizer_pickles_and_encodes_the_same_after_the_trip():
+    """What the engine ships to a worker (a tokenizer inside a count or metrics task) must pickle, fitted and after
+    encoding (WordPiece's shared character map travels as its switches, not as its lock)."""
+    import pickle
+
+    from engine_helpers import tokenizers
+    from tokembed.plugins.unigram.tokenizer import UnigramTokenizer
+
+    docs = sample_corpus(20_000) + ["Caf\u00e9 \u6771\u4eac \U0001F600"]
+    for tok in [*tokenizers(), UnigramTokenizer(vocab_size=300)]:
+        tok.fit(docs)
+        tok.encode_batch(docs[:20])
+        back = pickle.loads(pickle.dumps(tok))
+        assert [e.ids.tolist() for e in back.encode_batch(docs[-30:])] == \
+            [e.ids.tolist() for e in tok.encode_batch(docs[-30:])], tok

@@ -267,3 +267,15 @@ def test_a_cooccurrence_pipeline_on_the_cluster_equals_the_local_run(cluster, co
     words = len(json.loads((tmp_path / "dask" / "cooccurrence.tokembed.json").read_text())["state"]["index_to_key"])
     shards = timings["fit vectorizer cooccurrence"].get("shards", 1)
     assert shards == (1 if shard_rows is None else -(-words // shard_rows)) and (shard_rows is None or shards > 2)
+
+
+def test_starting_a_local_cluster_leaves_this_process_s_environment_as_it_was(monkeypatch):
+    """A nanny sets OMP_NUM_THREADS=1 (and more) in the client's os.environ before spawning its worker and never
+    restores it: a BLAS library loaded afterwards here would run on one thread and sum in another order (an SVD
+    after a tfidf step gave other bytes than without an engine). The engine restores the variables."""
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    before = dict(os.environ)
+    with open_engine("dask", workers=1) as engine:
+        engine.start()
+        assert dict(os.environ) == before

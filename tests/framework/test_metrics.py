@@ -460,6 +460,15 @@ def _metric(**attrs):
     ({"result": lambda self, stats: float(next(_counter))}, "two runs gave"),
     ({"result": lambda self, stats: 1 / (stats.documents - stats.documents)}, "ZeroDivisionError"),
     ({"extras": lambda self: {"x": object()}}, "extras are not JSON-able"),
+    # a metric with state whose merge forgets the second part's documents
+    ({"update": lambda self, doc, enc: setattr(self, "n", getattr(self, "n", 0) + 1),
+      "result": lambda self, stats: getattr(self, "n", 0), "merge": lambda self, other: self},
+     "merging the results of three parts gave"),
+    # ... or adds them into the first part's state in place
+    ({"update": lambda self, doc, enc: setattr(self, "n", getattr(self, "n", 0) + 1),
+      "result": lambda self, stats: getattr(self, "n", 0),
+      "merge": lambda self, other: setattr(self, "n", getattr(self, "n", 0) + getattr(other, "n", 0)) or self},
+     "merge changed its inputs"),
 ])
 def test_check_metric_catches_broken_metrics(attrs, problem, char):
     with pytest.raises(AssertionError, match=problem.replace("(", r"\(").replace(")", r"\)")):
