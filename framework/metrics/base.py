@@ -157,7 +157,7 @@ class Metric:
             raise NotImplementedError(f"{type(self).__name__} keeps state and does not implement merge")
         return self
 
-    def _copy(self) -> "Metric":
+    def copy(self) -> "Metric":
         """A shallow copy that keeps the tokenizer (``copy.copy`` goes through :meth:`__getstate__`, which drops
         it)."""
         out = object.__new__(type(self))

@@ -105,7 +105,7 @@ class _IdCounts:
 
 def _summed(metric: Any, other: Any, *names: str) -> Any:
     """A shallow copy of ``metric`` with the int attributes ``names`` summed with ``other``'s."""
-    out = metric._copy()
+    out = metric.copy()
     for name in names:
         setattr(out, name, getattr(metric, name) + getattr(other, name))
     return out
@@ -363,7 +363,7 @@ class _IdCountingMetric(Metric):
         self.counts.add(encoding.ids)
 
     def merge(self, other: "_IdCountingMetric") -> "_IdCountingMetric":
-        out = self._copy()
+        out = self.copy()
         out.counts = self.counts.merged(other.counts)
         return out
 
@@ -479,7 +479,7 @@ class Deterministic(Metric):
         return {"ids_blake2b": self._digest(self.first).hex()}
 
     def merge(self, other: "Deterministic") -> "Deterministic":
-        out = self._copy()
+        out = self.copy()
         out.equal = self.result(PassStats()) and other.result(PassStats())
         for name in ("first", "second"):
             joined = self._digest(getattr(self, name)) + self._digest(getattr(other, name))
