@@ -12,6 +12,7 @@ The run folder receives, each file written atomically:
 
 from __future__ import annotations
 
+import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -132,12 +133,19 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs = _Documents(corpus)
     if engine is not None:
+        from .errors import EngineError
+
         with timer.step(f"start engine {engine.type}"):
-            engine.start()
+            try:
+                engine.start()
+            except EngineError as exc:
+                raise with_context(exc, f"{recipe.engine.location}: engine: {exc}") from None
     for spec in recipe.tokenizers:
         with stage(spec, corpus_at=corpus_at):
             tok = recipe.build(spec)
             _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
+            if engine is not None and engine.last_documents is not None:
+                docs.counted = engine.last_documents  # the corpus's documents, counted by the workers
             tok.save(out_dir / f"{spec.label}.tokembed.json")
             for fmt in getattr(spec, "exports", ()):
                 with timer.step(f"export tokenizer {spec.label} as {fmt}"):
@@ -175,6 +183,12 @@ class _Documents:
         self.corpus = corpus
         self.listed: list[str] | None = None
         self.n_bytes = 0
+        #: How many documents there are, when an engine has counted them (the client has not read them).
+        self.counted: int | None = None
+
+    def count(self) -> int | None:
+        """The number of documents if known without reading them here."""
+        return len(self.listed) if self.listed is not None else self.counted
 
     def get(self) -> list[str]:
         if self.listed is None:
@@ -277,11 +291,16 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
     first = recipe.build(pipe.steps[0])
     on_engine = engine is not None and first.fits_on_counts()
     listed = _Documents(source) if not own else docs
-    if pipe.nearest is not None and not on_engine and pipe.nearest >= len(listed.get()):  # before any fitting
-        n = len(listed.get())
-        raise TokembedError(f"{pipe.nearest_location or pipe.location}: vectorizers.nearest: {pipe.nearest} is not "
-                            f"a document of the corpus (it has {n:,}, numbered 0 to {n - 1:,}); no vectorizer was "
-                            "fitted")
+
+    def check_nearest(n: int | None, fitted: bool = False) -> None:
+        if pipe.nearest is not None and n is not None and pipe.nearest >= n:
+            raise TokembedError(f"{pipe.nearest_location or pipe.location}: vectorizers.nearest: {pipe.nearest} is "
+                                f"not a document of the corpus (it has {n:,}, numbered 0 to {n - 1:,}); "
+                                f"{'nothing was transformed' if fitted else 'no vectorizer was fitted'}")
+
+    # before any fitting: from the documents listed here, or counted by the engine's workers
+    check_nearest(listed.count() if on_engine else len(listed.get()))
+    source_bytes = source.size_bytes() if hasattr(source, "size_bytes") else None
     tok = result.tokenizers[pipe.input] if pipe.input is not None else None
 
     def first_input() -> Any:
@@ -295,12 +314,14 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
             vec = first if i == 0 else recipe.build(spec)
             name = f"fit vectorizer {spec.label}"
             parts = None
-            with timer.step(name):
+            with timer.step(name, source_bytes if i == 0 and on_engine else None):
                 if i == 0 and on_engine:
                     engine.fit(vec, source, tokenizer=tok, label=f"count {spec.label}", quiet=quiet)
                     fit_stats = engine.last_stats
+                    check_nearest(engine.last_documents, fitted=True)  # counted by the workers: before the transform
                     Y = vec.fitted_output()
                     if Y is None:
+                        t_transform = time.perf_counter()
                         rows = engine.transform(vec, source, tokenizer=tok, quiet=quiet, label=f"transform {spec.label}",
                                                 folder=str(out_dir) if pipe.save_matrix == "partitions" else None,
                                                 stem=spec.label)
@@ -308,6 +329,8 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
                             parts = rows.blocks
                         else:
                             Y = rows.stack()
+                        if fit_stats is not None:
+                            fit_stats.extra["transform_seconds"] = round(time.perf_counter() - t_transform, 4)
                 else:
                     Y = vec.fit_transform(first_input() if i == 0 else X)
             if i == 0 and on_engine and fit_stats is not None:
@@ -336,7 +359,8 @@ def _write_parts(stem: Path, parts: list, spec) -> dict[str, Any]:
     columns = parts[0].columns if parts else 0
     sparse = all(p.nnz is not None for p in parts)
     listing = {"shape": [rows, columns], "dtype": parts[0].dtype if parts else "float32", "sparse": sparse,
-               "parts": [{"file": p.name, "rows": p.rows, **({"nnz": p.nnz} if sparse else {})} for p in parts]}
+               "parts": [{"file": p.name, "rows": p.rows, **({"nnz": p.nnz} if sparse else {}),
+                          "source": p.source} for p in parts]}
     if sparse:
         listing["nnz"] = sum(p.nnz for p in parts)
         if listing["nnz"] == 0:

@@ -37,24 +37,55 @@ class Partition:
     nbytes: int
 
     def describe(self) -> str:
-        """``FILE, bytes START-END`` (``FILE`` alone for a file read whole)."""
+        """``FILE, bytes START-END``, or ``FILE, read whole`` for a ``.gz`` file (its offsets in messages are of the
+        decompressed text, not of this range)."""
+        if self.path.endswith(".gz"):
+            return f"{self.path}, read whole"
         return f"{self.path}, bytes {self.start}-{self.end}"
 
 
 class _LineFrom(int):
-    """A line number counted from the start of a partition, not of the file: shown with the byte it counts from."""
+    """A line number counted from the start of a partition: shown, in an error message, as the line of the file
+    (the newlines before the partition counted then, once; only for an error), or, past
+    :data:`COUNT_LINES_UP_TO` bytes, as the line of the partition with the byte it counts from."""
 
     start: int = 0
+    path: str = ""
 
-    def __new__(cls, value: int, start: int) -> "_LineFrom":
+    def __new__(cls, value: int, start: int, path: str = "") -> "_LineFrom":
         obj = super().__new__(cls, value)
-        obj.start = start
+        obj.start, obj.path = start, str(path)
         return obj
 
     def __str__(self) -> str:
-        return f"{int(self)} (counted from byte {self.start})"
+        before = _newlines_before(self.path, self.start) if self.path else None
+        if before is None:
+            return f"{int(self)} (counted from byte {self.start})"
+        return str(before + int(self))
 
     __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
+#: Bytes of a file read to turn a partition's line number into the file's (error messages only).
+COUNT_LINES_UP_TO = 1 << 32
+
+
+def _newlines_before(path: str, start: int) -> int | None:
+    """Newlines in the first ``start`` bytes of ``path`` (None when it cannot be read, or ``start`` is too far)."""
+    if start > COUNT_LINES_UP_TO:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            n, left = 0, start
+            while left > 0:
+                block = fh.read(min(left, 1 << 22))
+                if not block:
+                    break
+                n += block.count(b"\n")
+                left -= len(block)
+            return n
+    except OSError:
+        return None
 
 
 class _Range:

@@ -239,7 +239,7 @@ class Corpus:
         for raw in fh:
             lineno += 1
             if start:
-                lineno = _LineFrom(lineno, start)
+                lineno = _LineFrom(lineno, start, str(path))
             elif lineno == 1:
                 raw = _check_start(path, raw)
                 offset = _BOM_LEN if raw is not None and getattr(raw, "_bom", False) else 0

@@ -212,6 +212,7 @@ class PartFile:
     columns: int
     nnz: int | None
     dtype: str
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -244,8 +245,9 @@ class TransformPartition:
         from ..io import save_matrix
 
         path = save_matrix(Path(self.folder) / f"{self.stem}.part-{part.index:05d}", block)
+        source = part.describe() if hasattr(part, "describe") else ""
         return Rows([PartFile(path.name, int(block.shape[0]), int(block.shape[1]),
-                              int(block.nnz) if hasattr(block, "nnz") else None, str(block.dtype))])
+                              int(block.nnz) if hasattr(block, "nnz") else None, str(block.dtype), source)])
 
 
 def tree_levels(n: int, fan_in: int = DEFAULT_FAN_IN) -> list[list[range]]:
@@ -364,6 +366,8 @@ class Engine:
         self.partition_mb = partition_mb if partition_mb is not None else self.default_partition_mb
         self.fan_in = fan_in
         self.last_stats: EngineStats | None = None
+        #: Documents of the corpus the last :meth:`count` counted by partition (None after a streamed count).
+        self.last_documents: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
     def __enter__(self) -> "Engine":
@@ -449,6 +453,7 @@ class Engine:
             message names the partition).
         """
         parts = self.partitions(corpus)
+        self.last_documents = None
         if parts is None:
             t0 = time.perf_counter()
             value = count_fn(corpus)
@@ -461,6 +466,7 @@ class Engine:
                                       shards=shards)
         finally:
             bar.close()
+        self.last_documents = counted.documents
         if counted.documents == 0:
             from ..errors import CorpusReadError
 

@@ -9,6 +9,7 @@ task is a pure function of its partition); a task that kills its worker ``distri
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from typing import Any, Callable, Sequence
@@ -49,33 +50,103 @@ def dask_missing() -> str | None:
             "installed: pip install 'tokembed[dask]'")
 
 
+def address_problem(address: str) -> str | None:
+    """What is wrong with a scheduler address, or None: ``tcp://HOST:PORT`` (or ``tls://``), PORT in 1-65535."""
+    import re
+
+    m = re.fullmatch(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d+)", address.strip())
+    if not m:
+        return (f"expected a scheduler address tcp://HOST:PORT (as `dask scheduler` prints it), got {address!r}")
+    if not 1 <= int(m.group(3)) <= 65535:
+        return f"port {m.group(3)} of {address} is outside 1-65535"
+    return None
+
+
+def _unreachable(address: str, timeout: float) -> str | None:
+    """Why nothing listens at ``address`` (refused, unknown host, no answer), found by one TCP connection, or
+    None when something accepts it."""
+    import socket
+
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout, 5)).close()
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
 def connect(address: str, timeout: float | None = None) -> Any:
     """A ``distributed.Client`` connected to the scheduler at ``address`` (waiting ``timeout`` seconds, by default
     :data:`CONNECT_TIMEOUT`).
 
+    A plain TCP connection is tried first (a refused connection fails at once); the Dask handshake then runs on a
+    helper thread and is abandoned after ``timeout`` seconds more, so a service that accepts the connection but
+    does not speak Dask's protocol (a web server, say) gives the same clear error instead of a hang.
+
     Raises
     ------
     EngineError
-        If the extra is missing or no scheduler answers within ``timeout`` seconds.
+        If the extra is missing, the address is malformed, or no scheduler answers within ``timeout`` seconds.
     """
+    import threading
+
     missing = dask_missing()
     if missing:
         raise EngineError(missing)
+    problem = address_problem(address)
+    if problem:
+        raise EngineError(problem)
     from distributed import Client
 
     timeout = CONNECT_TIMEOUT if timeout is None else timeout
-    try:
-        return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise EngineError(f"no Dask scheduler answers at {address} within {timeout:g} s ({type(exc).__name__}: "
-                          f"{exc}); start one (`dask scheduler`, then `dask worker {address}` on each machine) or "
-                          "drop engine.address to start a local cluster") from None
+    hint = (f"start one (`dask scheduler`, then `dask worker {address}` on each machine) or drop engine.address to "
+            "start a local cluster")
+    why = _unreachable(address, timeout)
+    if why:
+        raise EngineError(f"no Dask scheduler answers at {address}: {why}; {hint}")
+    box: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            box["client"] = Client(address, timeout=timeout, set_as_default=False)
+        except BaseException as exc:  # noqa: BLE001 - reported below, on the caller's thread
+            _close_failed_client(exc, Client)
+            box["error"] = exc
+
+    thread = threading.Thread(target=attempt, name="tokembed-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 5)
+    if "client" in box:
+        return box["client"]
+    exc = box.get("error")
+    what = "no answer to Dask's handshake" if exc is None else (
+        "what answers does not speak Dask's protocol" if isinstance(exc, MemoryError) else
+        f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    raise EngineError(f"no Dask scheduler answers at {address} within {timeout:g} s ({what}); {hint}") from None
 
 
-def check_cluster(client: Any) -> list[str]:
+def _close_failed_client(exc: BaseException, client_class: type) -> None:
+    """Close the half-built Client that a failed constructor leaves in the traceback's frames: otherwise its
+    ``__del__`` tries to close it again when the interpreter exits, waits 20 s and prints a traceback."""
+    tb = exc.__traceback__
+    while tb is not None:
+        obj = tb.tb_frame.f_locals.get("self")
+        if isinstance(obj, client_class):
+            try:
+                obj.close(timeout=2)
+            except Exception:  # noqa: BLE001 - it never connected; nothing to release
+                pass
+            try:
+                obj.status = "closed"
+            except Exception:  # noqa: BLE001
+                pass
+        tb = tb.tb_next
+
+
+def check_cluster(client: Any, wanted: int | None = None) -> list[str]:
     """Problems of a connected cluster: workers whose tokembed version differs from this process's
-    (``Client.get_versions``). A scheduler without workers yet is only warned about (workers may join later, or be
-    restarting; a run waits up to :data:`WORKERS_TIMEOUT` seconds for them)."""
+    (``Client.get_versions``). A scheduler with fewer workers than ``wanted`` (default 1) is only warned about
+    (workers may join later, or be restarting; a run waits up to :data:`WORKERS_TIMEOUT` seconds for them)."""
     import warnings
 
     from .._version import __version__
@@ -83,9 +154,11 @@ def check_cluster(client: Any) -> list[str]:
     problems: list[str] = []
     versions = client.get_versions(packages=["tokembed"])
     workers = versions.get("workers") or {}
-    if not workers:
-        warnings.warn(f"engine: the scheduler has no worker yet (a run waits {WORKERS_TIMEOUT} s for one): start "
-                      "`dask worker ADDRESS` on the machines that count", stacklevel=2)
+    need = wanted or 1
+    if len(workers) < need:
+        have = "no worker yet" if not workers else f"{len(workers)} worker{'s' if len(workers) != 1 else ''}"
+        warnings.warn(f"engine: the scheduler has {have}, the recipe wants {need} (a run waits {WORKERS_TIMEOUT} s "
+                      "for them): start `dask worker ADDRESS` on the machines that count", stacklevel=2)
     wrong = {addr: (info or {}).get("packages", {}).get("tokembed") for addr, info in workers.items()}
     wrong = {addr: v for addr, v in wrong.items() if v != __version__}
     if wrong:
@@ -174,9 +247,12 @@ class DaskEngine(Engine):
             try:
                 # no dashboard; the scheduler's own HTTP server (health, metrics) on a free loopback port, not
                 # 8787, which another cluster of this machine may hold (distributed then warns on every run)
+                # silence_logs: a task's error is reported once, by the engine, with its partition; distributed's
+                # own log lines (a worker's traceback, heartbeats cut at shutdown) would come first, on stderr
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address=None, env=self.env or None,
-                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                                            silence_logs=logging.CRITICAL)
             except Exception as exc:
                 raise EngineError(f"could not start a local Dask cluster of {self.workers} workers: "
                                   f"{type(exc).__name__}: {exc}") from None
@@ -186,12 +262,13 @@ class DaskEngine(Engine):
             need = self.workers
         try:
             self.client.wait_for_workers(need, timeout=WORKERS_TIMEOUT)
-        except (TimeoutError, OSError) as exc:
+        except (TimeoutError, OSError):
             where = self.address or "the local cluster"
             have = len(self.client.scheduler_info().get("workers", {}))
             self.close()
-            raise EngineError(f"{where}: {have} of the {need} worker{'s' if need != 1 else ''} needed joined within "
-                              f"{WORKERS_TIMEOUT} s ({type(exc).__name__})") from None
+            raise EngineError(f"{where}: {have} of the {need} worker{'s' if need != 1 else ''} wanted joined within "
+                              f"{WORKERS_TIMEOUT} s: start more (`dask worker {where}`) or lower engine.workers") \
+                from None
         return self.client
 
     def close(self) -> None:

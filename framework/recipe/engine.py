@@ -30,7 +30,7 @@ ENGINE_KEYS: dict[str, tuple[Any, Constraint | None]] = {
     "type": (Literal[ENGINE_TYPES], None),
     "address": (str | None, None),
     "workers": (int | None, Constraint.parse(">= 1")),
-    "partition_mb": (float | None, Constraint.parse("> 0")),
+    "partition_mb": (float | None, Constraint.parse(">= 0.001")),
 }
 
 
@@ -85,6 +85,8 @@ def check_engine(ctx: Context, node: Node) -> EngineSpec | None:
         items = [("type", node, node)]
     elif isinstance(node, MappingNode):
         items = mapping_items(node)
+        if not items:
+            return None  # engine: {} counts as absent, as any empty section
     else:
         problems.add(node, "engine", f"expected {{type: {' | '.join(ENGINE_TYPES)}, address: ..., workers: N, "
                                      "partition_mb: MB}, or the short form `engine: dask`")
@@ -112,6 +114,13 @@ def check_engine(ctx: Context, node: Node) -> EngineSpec | None:
                                                                        f"{values['partition_mb']}")
             ok = False
     kind = values.get("type", "local")
+    if values.get("address") is not None:
+        from ..engine.cluster import address_problem
+
+        problem = address_problem(values["address"])
+        if problem:
+            problems.add(nodes["address"], "engine.address", problem)
+            ok = False
     if kind == "local" and values.get("address") is not None:
         problems.add(nodes["address"], "engine.address", "only the dask engine connects to a scheduler: set "
                                                          "type: dask, or drop address")
@@ -139,7 +148,7 @@ def _check_scheduler(ctx: Context, spec: EngineSpec, node: Node) -> None:
         ctx.problems.add(node, "engine.address", str(exc))
         return
     try:
-        for problem in check_cluster(client):
+        for problem in check_cluster(client, wanted=spec.workers):
             ctx.problems.add(node, "engine.address", problem)
     finally:
         client.close()

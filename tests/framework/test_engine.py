@@ -11,7 +11,7 @@ import pytest
 
 from tokembed.corpus import Corpus
 from tokembed.engine import CountDocuments, LocalEngine, merge_counts, open_engine, tree_levels
-from tokembed.errors import CorpusReadError, EngineError, RecipeError
+from tokembed.errors import CorpusReadError, EngineError, RecipeError, TokembedError
 from tokembed.plugins.word.tokenizer import WordTokenizer
 from tokembed.recipe import load_recipe_string
 from tokembed.testing import sample_corpus
@@ -167,7 +167,7 @@ def test_engine_section_problems_at_their_lines():
     assert _problems("engine: {type: local, address: tcp://127.0.0.1:1}") == [
         "r.yaml:4:32: engine.address: only the dask engine connects to a scheduler: set type: dask, or drop address"]
     assert _problems("engine: {partition_mb: 0, workers: 0}") == [
-        "r.yaml:4:24: engine.partition_mb: expected float > 0 or null, got 0.0",
+        "r.yaml:4:24: engine.partition_mb: expected float >= 0.001 or null, got 0.0",
         "r.yaml:4:36: engine.workers: expected int >= 1 or null, got 0"]
     assert _problems("engine: [dask]")[0].startswith("r.yaml:4:9: engine: expected {type: local | dask, address:")
 
@@ -192,12 +192,40 @@ def test_dask_engine_without_the_extra_is_a_recipe_problem(monkeypatch):
 
 
 def test_a_scheduler_that_does_not_answer_is_a_recipe_problem(monkeypatch):
+    """Refused at once; a service that accepts the connection but never speaks Dask's protocol within the timeout
+    (plus 5 s), not a hang; a malformed address before any connection."""
     pytest.importorskip("distributed")
+    import socket
+
     import tokembed.engine.cluster as cluster
 
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1)
     (problem,) = _problems("engine: {type: dask, address: 'tcp://127.0.0.1:9'}")
-    assert problem.startswith("r.yaml:4:31: engine.address: no Dask scheduler answers at tcp://127.0.0.1:9 within 1 s")
+    assert problem.startswith("r.yaml:4:31: engine.address: no Dask scheduler answers at tcp://127.0.0.1:9: "
+                              "Connection refused; start one")
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()  # accepts connections (the kernel does), never answers
+    port = silent.getsockname()[1]
+    t0 = time.perf_counter()
+    try:
+        (problem,) = _problems(f"engine: {{type: dask, address: 'tcp://127.0.0.1:{port}'}}")
+    finally:
+        silent.close()
+    assert time.perf_counter() - t0 < 15
+    assert problem.startswith(f"r.yaml:4:31: engine.address: no Dask scheduler answers at tcp://127.0.0.1:{port} "
+                              "within 1 s (")
+    assert _problems("engine: {type: dask, address: 'localhost'}") == [
+        "r.yaml:4:31: engine.address: expected a scheduler address tcp://HOST:PORT (as `dask scheduler` prints it), "
+        "got 'localhost'"]
+    assert _problems("engine: {type: dask, address: 'tcp://h:99999'}") == [
+        "r.yaml:4:31: engine.address: port 99999 of tcp://h:99999 is outside 1-65535"]
+
+
+def test_an_empty_engine_section_counts_as_absent():
+    assert load_recipe_string(_RECIPE + "engine: {}").engine is None
+    (problem,) = _problems("engine: {}\nvectorizers: {input: w, save_matrix: partitions, steps: [{type: bow}]}")
+    assert "add an engine: section" in problem
 
 
 # -- the contract check -----------------------------------------------------------------------------------------
@@ -391,3 +419,29 @@ def test_every_fitted_tokenizer_pickles_and_encodes_the_same_after_the_trip():
         back = pickle.loads(pickle.dumps(tok))
         assert [e.ids.tolist() for e in back.encode_batch(docs[-30:])] == \
             [e.ids.tolist() for e in tok.encode_batch(docs[-30:])], tok
+
+
+def test_nearest_past_the_end_fails_before_any_vectorizer_is_fitted_on_the_engine(tmp_path):
+    """The workers counted the documents while fitting the tokenizer: nearest is checked against that count
+    before the vectorizer's counting (without a tokenizer on the engine: after its counting, before the
+    transform). The run's parts.json names each part's source range."""
+    import json
+
+    from tokembed.runner import run_recipe
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(f"line {i} of the corpus" for i in range(300)), encoding="utf-8")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"corpus: {{path: {corpus}}}\ntokenizers:\n  w: {{type: word}}\nvectorizers:\n  input: w\n"
+                      "  nearest: 300\n  steps: [{type: bow}]\n", encoding="utf-8")
+    engine = {"type": "local", "partition_mb": 0.001}
+    with pytest.raises(TokembedError, match=r"r\.yaml:6:12: vectorizers\.nearest: 300 is not a document of the "
+                                            r"corpus \(it has 300, numbered 0 to 299\); no vectorizer was fitted"):
+        run_recipe(recipe, out=tmp_path / "a", quiet=True, metrics=False, engine=engine)
+    assert not (tmp_path / "a.incomplete" / "bow.tokembed.json").exists()
+    recipe.write_text(recipe.read_text().replace("  nearest: 300\n", "  save_matrix: partitions\n"))
+    run_recipe(recipe, out=tmp_path / "b", quiet=True, metrics=False, engine=engine)
+    parts = json.loads((tmp_path / "b" / "bow.parts.json").read_text())["parts"]
+    assert len(parts) >= 4 and parts[0]["source"] == f"{corpus}, bytes 0-{corpus.stat().st_size // len(parts)}"
+    timings = json.loads((tmp_path / "b" / "timings.json").read_text())["fit vectorizer bow"]
+    assert timings["transform_seconds"] > 0 and timings["MB_per_s"] > 0

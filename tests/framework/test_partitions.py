@@ -87,10 +87,20 @@ def test_bom_only_at_the_start_and_offsets_of_bad_bytes(tmp_path):
     assert docs == ["first line", "second line"]
 
 
-def test_jsonl_error_in_a_later_partition_names_the_line_from_its_first_byte(tmp_path):
+def test_jsonl_error_in_a_later_partition_names_the_line_of_the_file(tmp_path, monkeypatch):
+    """The partition starts at byte 22 (line 3 of the file): the message names line 3, as reading the whole file
+    does; past COUNT_LINES_UP_TO bytes it names the partition's line and the byte it counts from instead."""
+    import tokembed.corpus.partitions as partitions
+
     path = _write(tmp_path, "r.jsonl", ['{"t": "a"}', '{"t": "b"}', "not json"])
     corpus = Corpus((path,), format="jsonl", field="t")
     parts = corpus.partitions(11)
+    with pytest.raises(CorpusReadError, match=r"r\.jsonl:3:1: not valid JSON"):
+        list(corpus)
+    with pytest.raises(CorpusReadError, match=r"r\.jsonl:3:1: not valid JSON"):
+        for part in parts:
+            list(corpus.read_partition(part))
+    monkeypatch.setattr(partitions, "COUNT_LINES_UP_TO", 10)
     with pytest.raises(CorpusReadError, match=r"r\.jsonl:1 \(counted from byte 22\):1: not valid JSON"):
         for part in parts:
             list(corpus.read_partition(part))
