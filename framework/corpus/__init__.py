@@ -4,7 +4,7 @@ A :class:`Corpus` is a re-iterable stream of documents (``str``): one per line (
 text), one per file (``unit="file"``) or one per JSONL record (``format="jsonl"``, the string at ``field``). It
 never holds the whole corpus in memory; each iteration reads the files again.
 
-Errors are :class:`~tokembed.errors.CorpusError` naming the file and, for undecodable bytes, the byte offset.
+Errors are :class:`~tokembed.errors.CorpusError` naming the file, the line where it is known and, for undecodable bytes, the byte offset.
 
 The package: :mod:`~tokembed.corpus.files` (paths, bundled texts, first-bytes checks), :mod:`~tokembed.corpus.formats`
 (the table of formats), :mod:`~tokembed.corpus.partitions` (byte ranges for the engine),

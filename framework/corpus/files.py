@@ -81,16 +81,18 @@ def expand_paths(pattern: str | os.PathLike, base: Path | None = None) -> list[P
     raise CorpusError(f"{raw}: no such file or folder" + (f" (looked in {p})" if str(p) != raw else ""))
 
 
-def _decode_error(path: Path, offset: int, exc: UnicodeDecodeError) -> CorpusError:
+def _decode_error(path: Path, offset: int, exc: UnicodeDecodeError, lineno: object = None) -> CorpusError:
+    """Undecodable bytes, named by the file, the line (1-based, when known) and the byte offset in the file."""
     bad = exc.object[exc.start:exc.end] if isinstance(exc.object, (bytes, bytearray)) else b""
+    where = f"{path}:{lineno}" if lineno is not None else str(path)
     return CorpusError(
-        f"{path}: invalid UTF-8 at byte offset {offset} ({bad!r}: {exc.reason}); "
+        f"{where}: invalid UTF-8 at byte offset {offset} ({bad!r}: {exc.reason}); "
         "fix the file, or read it with `errors: replace` in the corpus spec"
     )
 
 
 def read_text(path: str | os.PathLike, errors: str = "strict") -> str:
-    """Read a whole UTF-8 (optionally gzip-compressed) file; undecodable bytes raise CorpusError with the offset."""
+    """Read a whole UTF-8 (optionally gzip-compressed) file; undecodable bytes raise CorpusError with the line and offset."""
     p = Path(path)
     try:
         with _open_binary(p) as fh:
@@ -102,7 +104,7 @@ def read_text(path: str | os.PathLike, errors: str = "strict") -> str:
     try:
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as exc:
-        raise _decode_error(p, exc.start, exc) from None
+        raise _decode_error(p, exc.start, exc, data.count(b"\n", 0, exc.start) + 1) from None
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -152,7 +154,7 @@ def _sniff(path: Path, head: bytes) -> None:
 def check_file_start(path: str | os.PathLike, errors: str = "strict") -> bool:
     """Read the first :data:`SNIFF_BYTES` bytes of a corpus file (decompressed for ``.gz``) and raise what reading
     it would raise there: a UTF-16/32 byte-order mark, UTF-16 without one, NUL bytes (binary), and with
-    ``errors="strict"`` invalid UTF-8 (naming the byte offset). ``tokembed validate`` calls it for every file.
+    ``errors="strict"`` invalid UTF-8 (naming the line and byte offset). ``tokembed validate`` calls it for every file.
 
     Returns True when the whole file was read and holds nothing but whitespace (no document), else False.
 
@@ -176,7 +178,7 @@ def check_file_start(path: str | os.PathLike, errors: str = "strict") -> bool:
         try:  # final=False: a character cut at the end of the bytes read is not an error
             codecs.getincrementaldecoder("utf-8")("strict").decode(bytes(checked), final=False)
         except UnicodeDecodeError as exc:
-            raise _decode_error(p, offset + exc.start, exc) from None
+            raise _decode_error(p, offset + exc.start, exc, bytes(checked).count(b"\n", 0, exc.start) + 1) from None
     return len(head) < SNIFF_BYTES and not bytes(checked).strip()
 
 

@@ -42,7 +42,7 @@ class Corpus:
         For text: one document per line (the line ending removed), per paragraph (consecutive non-blank lines
         joined by ``"\\n"``; blank lines separate paragraphs) or per file.
     errors : {"strict", "replace"}
-        ``strict``: undecodable bytes raise :class:`CorpusError` with the file and byte offset; ``replace``:
+        ``strict``: undecodable bytes raise :class:`CorpusError` with the file, line and byte offset; ``replace``:
         they become U+FFFD.
     skip_empty : bool
         Skip documents that are empty or only whitespace.
@@ -193,8 +193,8 @@ class Corpus:
         Raises
         ------
         CorpusReadError
-            If the file cannot be read, naming it and the byte offset (or the line, counted from the partition's
-            first byte when the partition does not start the file).
+            If the file cannot be read, naming it, the line of the file (counted from the partition's first byte
+            past the first 4 GiB) and, for undecodable bytes, the byte offset.
         """
         try:
             for doc in self._read_range(Path(part.path), part.start, part.end):
@@ -232,7 +232,7 @@ class Corpus:
 
     def _lines(self, path: Path, fh) -> Iterator[tuple[int, str]]:
         """``(line number, line)`` of a file (or of a partition's range of it), line endings removed; undecodable
-        bytes named by their offset in the file."""
+        bytes named by their line and their offset in the file."""
         start = fh.start if isinstance(fh, _Range) else 0
         offset = start
         lineno = 0
@@ -249,7 +249,7 @@ class Corpus:
             try:
                 line = raw.decode("utf-8", self.errors)
             except UnicodeDecodeError as exc:
-                raise _decode_error(path, offset + exc.start, exc) from None
+                raise _decode_error(path, offset + exc.start, exc, lineno) from None
             offset += len(raw)
             if line.endswith("\n"):
                 line = line[:-2] if line.endswith("\r\n") else line[:-1]
@@ -259,6 +259,7 @@ class Corpus:
         decoder = codecs.getincrementaldecoder("utf-8")(self.errors)
         parts = []
         offset = 0
+        newlines = 0  # in the chunks before this one, for the line of an undecodable byte
         first = True
         while True:
             chunk = fh.read(1 << 20)
@@ -269,14 +270,18 @@ class Corpus:
                     offset = _BOM_LEN
                 chunk = bytes(checked)
             if b"\x00" in chunk:
-                raise _nul_error(path, offset + chunk.index(b"\x00"), None)
+                nul = chunk.index(b"\x00")
+                raise _nul_error(path, offset + nul, newlines + chunk.count(b"\n", 0, nul) + 1)
             try:
                 parts.append(decoder.decode(chunk, final=not chunk))
             except UnicodeDecodeError as exc:
                 # the decoder may hold back up to 3 bytes of an unfinished sequence from the previous chunk
+                # (never a newline: they start a multi-byte sequence)
                 pending = len(exc.object) - len(chunk)
-                raise _decode_error(path, offset - pending + exc.start, exc) from None
+                line = newlines + exc.object.count(b"\n", 0, exc.start) + 1
+                raise _decode_error(path, offset - pending + exc.start, exc, line) from None
             offset += len(chunk)
+            newlines += chunk.count(b"\n")
             if not chunk:
                 return "".join(parts)
 

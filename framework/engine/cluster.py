@@ -80,7 +80,7 @@ def connect(address: str, timeout: float | None = None) -> Any:
     :data:`CONNECT_TIMEOUT`).
 
     A plain TCP connection is tried first (a refused connection fails at once); the Dask handshake then runs on a
-    helper thread and is abandoned after ``timeout`` seconds more, so a service that accepts the connection but
+    helper thread and is abandoned after ``timeout`` seconds, so a service that accepts the connection but
     does not speak Dask's protocol (a web server, say) gives the same clear error instead of a hang.
 
     Raises
@@ -115,14 +115,16 @@ def connect(address: str, timeout: float | None = None) -> Any:
 
     thread = threading.Thread(target=attempt, name="tokembed-connect", daemon=True)
     thread.start()
-    thread.join(timeout + 5)
+    thread.join(timeout)
     if "client" in box:
         return box["client"]
     exc = box.get("error")
-    what = "no answer to Dask's handshake" if exc is None else (
-        "what answers does not speak Dask's protocol" if isinstance(exc, MemoryError) else
-        f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-    raise EngineError(f"no Dask scheduler answers at {address} within {timeout:g} s ({what}); {hint}") from None
+    if exc is None:
+        raise EngineError(f"no Dask scheduler answers at {address}: something accepts the connection but gives no "
+                          f"answer to Dask's handshake within {timeout:g} s (not a Dask scheduler?); {hint}")
+    what = ("what answers does not speak Dask's protocol" if isinstance(exc, MemoryError) else
+            f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    raise EngineError(f"no Dask scheduler answers at {address}: the handshake failed ({what}); {hint}") from None
 
 
 def _close_failed_client(exc: BaseException, client_class: type) -> None:

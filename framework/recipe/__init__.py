@@ -151,10 +151,12 @@ def _load(text: str, *, source: str, base_dir: Path, path: Path | None, override
     problems = Problems(source)
     check_tree(root, "", problems)
     if root.tag == "tag:yaml.org,2002:map":
-        engine_args = tuple(_engine_overrides(root, engine or {}))
-        for arg in engine_args + overrides:
+        engine_args = _engine_overrides(root, engine or {})
+        for arg, origin in engine_args:
+            apply_override(root, arg, problems, origin=origin)
+        for arg in overrides:
             apply_override(root, arg, problems)
-        overrides = engine_args + overrides
+        overrides = tuple(arg for arg, _ in engine_args) + overrides
     if registry is None:
         from ..registry import build_registry
 
@@ -166,9 +168,14 @@ def _load(text: str, *, source: str, base_dir: Path, path: Path | None, override
     return recipe
 
 
-def _engine_overrides(root: Any, engine: Mapping[str, Any]) -> list[str]:
-    """``--set`` strings that set the ``engine:`` keys given (creating the section, or turning the short form
-    ``engine: dask`` into a mapping first)."""
+#: The command-line option that sets each ``engine:`` key (where a problem with its value is reported).
+_ENGINE_OPTIONS = {"type": "--engine", "address": "--scheduler"}
+
+
+def _engine_overrides(root: Any, engine: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """``(--set string, origin)`` pairs that set the ``engine:`` keys given (creating the section, or turning the
+    short form ``engine: dask`` into a mapping first); a key's origin is the option that set it
+    (``--scheduler tcp://...``), so a problem with its value names that option."""
     import json
 
     from yaml.nodes import ScalarNode
@@ -177,10 +184,12 @@ def _engine_overrides(root: Any, engine: Mapping[str, Any]) -> list[str]:
     if not keys:
         return []
     current = next((v for k, v in root.value if isinstance(k, ScalarNode) and k.value == "engine"), None)
-    out = []
+    out: list[tuple[str, str | None]] = []
     if current is None:
-        out.append("engine={}")
+        out.append(("engine={}", None))
     elif isinstance(current, ScalarNode):
-        out.append(f"engine={{type: {json.dumps(current.value)}}}")
-    out.extend(f"engine.{k}={json.dumps(v) if isinstance(v, str) else v}" for k, v in keys.items())
+        out.append((f"engine={{type: {json.dumps(current.value)}}}", None))
+    for k, v in keys.items():
+        option = _ENGINE_OPTIONS.get(k)
+        out.append((f"engine.{k}={json.dumps(v) if isinstance(v, str) else v}", option and f"{option} {v}"))
     return out

@@ -344,15 +344,16 @@ def _parse_value(text: str, origin: str) -> Node:
     return node
 
 
-def apply_override(root: MappingNode, arg: str, problems: Problems) -> None:
-    """Apply one ``--set dotted.path=value`` to the node tree, or record why it cannot be applied.
+def apply_override(root: MappingNode, arg: str, problems: Problems, origin: str | None = None) -> None:
+    """Apply one ``--set dotted.path=value`` to the node tree, or record why it cannot be applied (located at
+    ``origin``, by default ``--set ARG``: the command-line option that set it).
 
     The value is composed as YAML (a scalar, or a flow list/mapping such as ``{type: char}``) and typed later by
     the schema like any recipe value. The last path element is created when its parent exists; sequence items are
     addressed by index (``steps.1`` or ``steps[1]``) and one past the end appends. Only the value at the path
     changes: mappings and lists along it are copied first, so other aliases of an anchored node keep their value.
     """
-    origin = f"--set {arg}"
+    origin = origin or f"--set {arg}"
     anchor = _parse_value("", origin)  # a located node for problems about the argument itself
     path_text, sep, value_text = arg.partition("=")
     path_text = _INDEX.sub(r".\1", path_text.strip())

@@ -150,7 +150,7 @@ def test_a_failed_partition_fails_the_run_and_writes_no_output_folder(cluster, t
     recipe = tmp_path / "r.yaml"
     recipe.write_text(f"corpus: {{path: {bad}}}\ntokenizers:\n  w: {{type: word}}\n", encoding="utf-8")
     with pytest.raises(CorpusReadError, match=r"r\.yaml:1:9: corpus: partition \d+/\d+ \(.*bad\.txt, bytes \d+-72002\): "
-                                              r".*bad\.txt: invalid UTF-8 at byte offset 72000"):
+                                              r".*bad\.txt:6001: invalid UTF-8 at byte offset 72000"):
         run_recipe(recipe, out=tmp_path / "out", quiet=True,
                    engine={"type": "dask", "address": cluster.scheduler_address})
     assert not (tmp_path / "out").exists()  # what was written before (the resolved recipe) is in out.incomplete

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tokembed.corpus import Corpus, Partition
-from tokembed.errors import CorpusReadError
+from tokembed.errors import CorpusError, CorpusReadError
 
 # lines made of a few awkward pieces: blank and whitespace-only lines, CRLF, non-ASCII, a no-break space line
 _PIECES = ["a", "b c", "", " ", "\u00a0", "\u00e9t\u00e9", "\u6771\u4eac", "x\r", "  y  ", "\t", "long " * 30]
@@ -81,7 +81,7 @@ def test_bom_only_at_the_start_and_offsets_of_bad_bytes(tmp_path):
     parts = corpus.partitions(12)
     assert len(parts) == 4
     docs = []
-    with pytest.raises(CorpusReadError, match=r"invalid UTF-8 at byte offset 32"):
+    with pytest.raises(CorpusReadError, match=r"bom\.txt:3: invalid UTF-8 at byte offset 32"):
         for part in parts:
             docs.extend(corpus.read_partition(part))
     assert docs == ["first line", "second line"]
@@ -116,3 +116,13 @@ def test_one_long_line_is_read_once(tmp_path):
     assert len(parts) == 101
     got = [list(corpus.read_partition(p)) for p in parts]
     assert got[0] == ["w " * 100_000] and not any(got[1:])
+
+
+@pytest.mark.parametrize("unit", ["line", "paragraph", "file"])
+def test_invalid_utf8_names_the_line_in_every_unit(tmp_path, unit):
+    path = tmp_path / "bad.txt"
+    # a chunk boundary of the whole-file decoder (1 MiB) lies inside the file: 200,000 lines of 6 bytes are
+    # 1,200,000 bytes, then "\xff" on line 200,001 at byte offset 1,200,000
+    path.write_bytes(b"word.\n" * 200_000 + b"\xff\n")
+    with pytest.raises(CorpusError, match=r"bad\.txt:200001: invalid UTF-8 at byte offset 1200000 "):
+        list(Corpus((path,), unit=unit))

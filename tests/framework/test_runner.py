@@ -309,7 +309,7 @@ def test_corpus_byte_order_marks(tmp_path):
     path.write_bytes(b"\xef\xbb\xbfhello\nw\xffx\n")
     assert list(Corpus(path, errors="replace")) == ["hello", "w\ufffdx"]  # the UTF-8 mark is not text
     # the offset counts from the start of the file: 3 (mark) + 6 ("hello\n") + 1 ("w") = 10
-    with pytest.raises(CorpusError, match="byte offset 10"):
+    with pytest.raises(CorpusError, match="bom.txt:2: invalid UTF-8 at byte offset 10"):
         list(Corpus(path))
     path.write_bytes("h\u00e9llo\n".encode("utf-16"))
     with pytest.raises(CorpusError, match="UTF-16 or UTF-32"):
@@ -323,12 +323,12 @@ def test_an_unreadable_corpus_is_reported_at_the_corpus_not_at_a_tokenizer(workd
     err = capsys.readouterr().err
     # found by the recipe check, which reads the first bytes of every file: byte offset 11 ("ok line\n" is 8
     # bytes, then "caf")
-    assert "lat.yaml:3:16: corpus.path: " in err and "invalid UTF-8 at byte offset 11" in err
+    assert "lat.yaml:3:16: corpus.path: " in err and "latin.txt:2: invalid UTF-8 at byte offset 11" in err
     # past the bytes the check reads, the run finds it, and names the corpus: section
     (workdir / "latin.txt").write_bytes(b"ok line\n" * 10_000 + b"caf\xe9\n")
     assert main(["run", "lat.yaml", "--out", "o"]) == 2
     err = capsys.readouterr().err
-    assert "lat.yaml:3:9: corpus: " in err and "invalid UTF-8 at byte offset 80003" in err
+    assert "lat.yaml:3:9: corpus: " in err and "latin.txt:10001: invalid UTF-8 at byte offset 80003" in err
     (workdir / "ws.txt").write_text("  \n\t\n")
     (workdir / "ws.yaml").write_text("tokenizers:\n  c: {type: char}\ncorpus: {path: ws.txt}\n")
     assert main(["run", "ws.yaml", "--out", "o2"]) == 2

@@ -120,7 +120,7 @@ def test_utf16_without_bom_is_reported_like_the_bom_case(tmp_path, encoding):
 
 @pytest.mark.parametrize("name, data, expect", [
     ("bom16.txt", TEXT.encode("utf-16"), "byte-order mark"),
-    ("latin1.txt", "café crème\nsecond line\n".encode("latin-1"), "invalid UTF-8 at byte offset 3"),
+    ("latin1.txt", "café crème\nsecond line\n".encode("latin-1"), "latin1.txt:1: invalid UTF-8 at byte offset 3"),
     ("binary.txt", gzip.compress(TEXT.encode() * 20), "a binary file"),
     ("nul.txt", b"text\x00\x01\x02\x00\x00binary\x00\n", "NUL"),
 ])
