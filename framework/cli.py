@@ -142,6 +142,12 @@ def _warm_step(step: str) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - c0
 
 
+def _numba_threads_started() -> bool:
+    """Whether this process has started Numba's threading layer (run a ``parallel=True`` kernel)."""
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return bool(getattr(parallel, "_is_initialized", False))
+
+
 def cmd_warmup(args: argparse.Namespace) -> int:
     """Compile every kernel in two phases: the independent steps components declare (``warmup_shared``: the
     scanner, the merge loop, ...; each once), then each component's own ``warmup``, which loads those from the
@@ -167,11 +173,12 @@ def cmd_warmup(args: argparse.Namespace) -> int:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        # fork: the parent has imported neither numba nor a kernel, so the children start light; the same workers
-        # serve both phases (their imports are paid once)
-        methods = multiprocessing.get_all_start_methods()
-        pool = ProcessPoolExecutor(max_workers=jobs,
-                                   mp_context=multiprocessing.get_context("fork" if "fork" in methods else "spawn"))
+        # fork: from the command line the parent has imported neither numba nor a kernel, so the children start
+        # light; the same workers serve both phases (their imports are paid once). Not once Numba's threading layer
+        # has started in this process (a caller that ran a parallel kernel first): its OpenMP layer terminates a
+        # forked child that runs one (SIGTERM), so the children are spawned then
+        fork = "fork" in multiprocessing.get_all_start_methods() and not _numba_threads_started()
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"))
     cpu = 0.0
     with pool as executor:
         for phase, steps in (("independent steps", shared), ("components", own)):

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tokembed
@@ -165,6 +166,13 @@ def test_warmup_runs_the_independent_steps_then_the_components_in_parallel_proce
         for step in info.cls.warmup_shared():
             module, _, function = step.partition(":")
             assert callable(getattr(importlib.import_module(module), function)), step
+    # a parallel kernel run in this process first (as earlier tests do) starts Numba's threading layer, after
+    # which a forked child running one is terminated by Numba's OpenMP layer: warmup must not fork then
+    from tokembed.cli import _numba_threads_started
+    from tokembed.plugins.tfidf import _kernels
+
+    _kernels.normalize_rows(np.array([0, 2], dtype=np.int64), np.array([3.0, 4.0]), False)
+    assert _numba_threads_started()
     assert main(["warmup", "--jobs", "2"]) == 0
     out = capsys.readouterr().out
     assert "independent steps in" in out and "components in" in out and "with 2 processes" in out
