@@ -81,6 +81,8 @@ def check_engine(ctx: Context, node: Node) -> EngineSpec | None:
     recording its problems; for ``dask``, also whether the extra is installed and, with ``address``, whether the
     scheduler answers with workers of this tokembed version."""
     problems = ctx.problems
+    if isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:null":
+        return None  # a bare engine: line counts as absent, as engine: {} and any empty section
     if isinstance(node, ScalarNode) and node.value in ENGINE_TYPES:
         items = [("type", node, node)]
     elif isinstance(node, MappingNode):
@@ -110,7 +112,7 @@ def check_engine(ctx: Context, node: Node) -> EngineSpec | None:
     if values.get("partition_mb") is not None:
         values["partition_mb"] = float(values["partition_mb"])
         if not math.isfinite(values["partition_mb"]):
-            problems.add(nodes["partition_mb"], "engine.partition_mb", "expected a finite number of MiB > 0, got "
+            problems.add(nodes["partition_mb"], "engine.partition_mb", "expected a finite float >= 0.001 (MiB), got "
                                                                        f"{values['partition_mb']}")
             ok = False
     kind = values.get("type", "local")

@@ -391,6 +391,8 @@ def apply_override(root: MappingNode, arg: str, problems: Problems, origin: str 
                     add = f" To add a stage, set it whole: --set '{here}={{type: ...}}'"
                 elif parent == "compare.corpora":
                     add = f" To add a corpus, set it whole: --set '{here}={{path: ...}}'"
+                elif here == "engine":
+                    add = " To add a section, set it whole: --set 'engine={...}' (or give --engine dask)"
                 problems.add(anchor, here, f"not in the recipe{avail}.{hint}{add}")
                 return
             child = _own_copy(found[1])

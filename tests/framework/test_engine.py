@@ -181,6 +181,18 @@ def test_engine_section_resolves_and_takes_the_command_line_keys():
     assert short.resolved()["engine"] == {"type": "local", "workers": 1}
 
 
+def test_an_empty_engine_section_is_absent_and_set_names_how_to_add_one():
+    assert load_recipe_string(_RECIPE + "engine:\n").engine is None
+    with pytest.raises(RecipeError) as caught:
+        load_recipe_string(_RECIPE, source="r.yaml", overrides=["engine.partition_mb=64"])
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert problem.endswith("To add a section, set it whole: --set 'engine={...}' (or give --engine dask)")
+    assert load_recipe_string(_RECIPE, engine={"type": "dask"}, overrides=["engine.partition_mb=64"],
+                              ).resolved()["engine"]["partition_mb"] == 64
+    assert _problems("engine: {partition_mb: .inf}") == [
+        "r.yaml:4:24: engine.partition_mb: expected a finite float >= 0.001 (MiB), got inf"]
+
+
 def test_a_bad_engine_option_is_named_as_the_command_line_option():
     with pytest.raises(RecipeError) as caught:
         load_recipe_string(_RECIPE, source="r.yaml", engine={"type": "dask", "address": "localhost"})
