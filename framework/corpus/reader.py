@@ -259,7 +259,6 @@ class Corpus:
         decoder = codecs.getincrementaldecoder("utf-8")(self.errors)
         parts = []
         offset = 0
-        newlines = 0  # in the chunks before this one, for the line of an undecodable byte
         first = True
         while True:
             chunk = fh.read(1 << 20)
@@ -271,17 +270,16 @@ class Corpus:
                 chunk = bytes(checked)
             if b"\x00" in chunk:
                 nul = chunk.index(b"\x00")
-                raise _nul_error(path, offset + nul, newlines + chunk.count(b"\n", 0, nul) + 1)
+                raise _nul_error(path, offset + nul, _lines_in(parts) + chunk.count(b"\n", 0, nul) + 1)
             try:
                 parts.append(decoder.decode(chunk, final=not chunk))
             except UnicodeDecodeError as exc:
                 # the decoder may hold back up to 3 bytes of an unfinished sequence from the previous chunk
                 # (never a newline: they start a multi-byte sequence)
                 pending = len(exc.object) - len(chunk)
-                line = newlines + exc.object.count(b"\n", 0, exc.start) + 1
+                line = _lines_in(parts) + exc.object.count(b"\n", 0, exc.start) + 1
                 raise _decode_error(path, offset - pending + exc.start, exc, line) from None
             offset += len(chunk)
-            newlines += chunk.count(b"\n")
             if not chunk:
                 return "".join(parts)
 
@@ -330,6 +328,11 @@ class Corpus:
 
     def describe(self) -> str:
         return f"{self.name or self.paths[0]} ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''}, {self.format}, {self.unit})"
+
+
+def _lines_in(parts: list[str]) -> int:
+    """Newlines in the text decoded so far: the line of a bad byte is counted only when there is one."""
+    return sum(p.count("\n") for p in parts)
 
 
 def _nul_error(path: Path, offset: int, lineno: int | None) -> CorpusError:
