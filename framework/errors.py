@@ -124,9 +124,30 @@ class ParameterError(TokembedError, ValueError):
 
     def __init__(self, component: str, param: str | None, problem: str):
         self.component, self.param, self.problem = component, param, problem
+        #: Every problem found together (this one first); ``(self,)`` for a single problem.
+        self.errors: tuple[ParameterError, ...] = (self,)
         head = f"{component}: " if component else ""
-        sep = "" if problem[:1] in ("=", ":") else " "  # "vocab_size=3 is ...", "normalizer: ..."
-        super().__init__(f"{head}{param}{sep}{problem}" if param else f"{head}{problem}")
+        super().__init__(f"{head}{_param_problem(param, problem)}")
+
+    @classmethod
+    def of_all(cls, errors: "list[ParameterError]") -> "ParameterError":
+        """One error to raise for several problems found together: the first (``param`` is the first's), its
+        message listing them all (``"glove: 2 invalid parameters: x_max must be ...; alpha must be ..."``) and
+        ``errors`` holding each."""
+        if len(errors) == 1:
+            return errors[0]
+        first = errors[0]
+        text = "; ".join(_param_problem(e.param, e.problem) for e in errors)
+        out = cls(first.component, first.param, first.problem)
+        head = f"{first.component}: " if first.component else ""
+        Exception.__init__(out, f"{head}{len(errors)} invalid parameters: {text}")
+        out.errors = tuple(errors)
+        return out
+
+
+def _param_problem(param: str | None, problem: str) -> str:
+    sep = "" if problem[:1] in ("=", ":") else " "  # "vocab_size=3 is ...", "normalizer: ..."
+    return f"{param}{sep}{problem}" if param else problem
 
 
 class EmptyVocabularyError(TokembedError, ValueError):

@@ -25,12 +25,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import ArtifactError, NotFittedError, TokembedError
+from ..errors import ArtifactError, NotFittedError, ParameterError, TokembedError
 from ..io import atomic_write_bytes, atomic_write_json, npz_bytes, read_json, read_npz
 
 __all__ = ["Component", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "arrays_path", "read_artifact"]
 
 ARTIFACT_FORMAT = "tokembed"
+_SKLEARN_PREFIXES = ("_parent_callback", "_skl_", "_callback_")
 ARTIFACT_VERSION = 1
 
 
@@ -46,6 +47,14 @@ class Component:
     path_params: ClassVar[tuple[str, ...]] = ()
 
     # -- parameters -------------------------------------------------------------------------------------------
+    #: Every ``__init__`` parameter's rule, declared once as data: name -> a :mod:`tokembed.params` constraint
+    #: (``Interval(int, 1, None)``, ``Options("l2", "l1")``, ``Boolean()``, ``PathLike()``, ...) or a list of
+    #: alternatives (``None`` in the list allows None). :meth:`_validate_params` (``fit``), :meth:`check_params`
+    #: (``tokembed validate``) and the recipe reader all check values against this one table; a component's own
+    #: ``_validate`` keeps only the rules that tie parameters together. The contract suite checks that every
+    #: parameter is declared and that the defaults satisfy their declarations.
+    param_constraints: ClassVar[dict[str, Any]] = {}
+
     @classmethod
     def _param_names(cls) -> list[str]:
         """Names of the keyword parameters of ``__init__`` (``*args``/``**kwargs`` are not allowed)."""
@@ -57,25 +66,92 @@ class Component:
             names.append(p.name)
         return names
 
-    def get_params(self) -> dict[str, Any]:
-        """Return the parameters as passed to ``__init__`` (deep copies): ``type(c)(**c.get_params())`` is equal."""
-        return {name: copy.deepcopy(getattr(self, name)) for name in self._param_names()}
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The parameters as passed to ``__init__`` (the objects themselves, as scikit-learn's ``get_params``):
+        ``type(c)(**c.get_params())`` is an equal, unfitted component.
+
+        With ``deep=True``, a parameter value that has ``get_params`` itself (an estimator) adds its own
+        parameters as ``<name>__<param>``, as scikit-learn does, so that ``GridSearchCV`` can reach them.
+        """
+        out = {name: getattr(self, name) for name in self._param_names()}
+        if deep:
+            for name, value in list(out.items()):
+                if hasattr(value, "get_params") and not isinstance(value, type):
+                    out.update((f"{name}__{k}", v) for k, v in value.get_params().items())
+        return out
 
     def set_params(self, **params: Any) -> "Component":
-        """Set parameters by name; unknown names raise ``ValueError``. Returns ``self``."""
+        """Set parameters by name (``<name>__<param>`` sets a parameter of a nested estimator, as scikit-learn's
+        ``set_params``). Values are checked when ``fit`` runs, as in scikit-learn. Returns ``self``.
+
+        Raises
+        ------
+        ValueError
+            For a name that is not a parameter (the message lists the valid ones).
+        """
         valid = set(self._param_names())
+        nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {key!r}; valid: {', '.join(sorted(valid))}")
-            setattr(self, key, value)
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; valid: {', '.join(sorted(valid))}")
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
         return self
 
     def __repr__(self) -> str:
         defaults = {
             p.name: p.default for p in list(inspect.signature(type(self).__init__).parameters.values())[1:]
         }
-        shown = [f"{k}={v!r}" for k, v in self.get_params().items() if not _same(defaults.get(k, inspect._empty), v)]
+        shown = [f"{k}={v!r}" for k, v in self.get_params(deep=False).items()
+                 if not _same(defaults.get(k, inspect._empty), v)]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's estimator tags, which its ``Pipeline`` and ``GridSearchCV`` read (built only when
+        scikit-learn asks: tokembed does not import it). A component is an unsupervised transformer where it has
+        ``transform``; a first step takes text or token lists (``input_kind == "documents"``), a later one a dense
+        or sparse matrix."""
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        documents = getattr(self, "input_kind", "documents") == "documents"
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags() if callable(getattr(self, "transform", None)) else None,
+                    input_tags=InputTags(one_d_array=documents, two_d_array=not documents, sparse=not documents,
+                                         string=documents),
+                    non_deterministic="seed" not in self._param_names())
+
+    @classmethod
+    def parameter_errors(cls, params: dict[str, Any]) -> list[ParameterError]:
+        """Every value of ``params`` that breaks its declaration in :attr:`param_constraints`, one
+        :class:`~tokembed.errors.ParameterError` each (all of them, not only the first). Parameters not declared,
+        and parameters not in ``params``, are not checked."""
+        from ..params import parameter_errors
+
+        return parameter_errors(cls.name, cls.param_constraints, params)
+
+    def _validate_params(self) -> None:
+        """The checks ``fit`` starts with: every parameter against :attr:`param_constraints`, then the rules that
+        tie parameters together (:meth:`_validate`).
+
+        Raises
+        ------
+        ParameterError
+            Listing every invalid parameter (``err.errors`` holds one error each), or a rule of :meth:`_validate`.
+        """
+        errors = self.parameter_errors(self.get_params(deep=False))
+        if errors:
+            raise ParameterError.of_all(errors)
+        self._validate()
+
+    def _validate(self) -> None:
+        """The rules between parameters (``min_df <= max_df``) and the checks that read something (a vocabulary
+        file exists), run by :meth:`_validate_params` once every parameter is valid on its own; raises
+        :class:`~tokembed.errors.ParameterError`. Default: none."""
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -85,22 +161,22 @@ class Component:
         about (the recipe checker reports it at that key's line), or None for a problem of the whole component;
         ``message`` is the full message (as ``str`` of the error ``fit`` would raise).
 
-        The default builds the component and runs its ``_validate()`` method when it has one (the checks ``fit``
-        starts with). A :class:`~tokembed.errors.ParameterError` it raises (or another :class:`TokembedError` with
-        a ``param`` attribute, such as a ``DataError`` about a file parameter) is one problem about that parameter;
-        the parameter is then set back to its default and the checks run again, so every problem is found, not
-        only the first. A :class:`TokembedError` without ``param`` is one problem of the whole component and ends
-        the checks.
-        Override for checks that need more (call ``super().check_params(params)`` first).
+        First every given value is checked against :attr:`param_constraints` (every problem, one per parameter);
+        the parameters found invalid are set back to their defaults, and the component's :meth:`_validate` (the
+        rules between parameters) runs on the rest. A :class:`~tokembed.errors.ParameterError` it raises (or another
+        :class:`TokembedError` with a ``param`` attribute, such as a ``DataError`` about a file parameter) is one
+        problem about that parameter; that parameter is then set back to its default and the checks run again, so
+        every problem is found. A :class:`TokembedError` without ``param`` is one problem of the whole component and
+        ends the checks. Override for checks that need more (call ``super().check_params(params)`` first).
         """
-        validate = getattr(cls, "_validate", None)
-        if validate is None:
-            return []
-        problems: list[tuple[str | None, str]] = []
-        params = dict(params)
+        errors = cls.parameter_errors(params)
+        problems: list[tuple[str | None, str]] = [(e.param, str(e)) for e in errors]
+        params = {k: v for k, v in params.items() if k not in {e.param for e in errors}}
+        if cls._validate is Component._validate:
+            return problems
         while True:
             try:
-                validate(cls(**params))
+                cls(**params)._validate()
             except TokembedError as exc:
                 param = getattr(exc, "param", None)  # a ParameterError, or another error tagged with .param
                 problems.append((param, str(exc)))
@@ -180,6 +256,14 @@ class Component:
         """True when ``fit`` (or ``load``) has set the learned attributes (public names ending in ``_``)."""
         return any(k.endswith("_") and not k.startswith("_") for k in vars(self))
 
+    def _reset(self) -> None:
+        """Forget everything ``fit`` set (every attribute that is not a parameter), keeping what a scikit-learn
+        meta-estimator attached around the call (its callback context: ``_parent_callback_ctx``, ``_skl_*``,
+        ``_callback_*``), which it deletes itself after ``fit``."""
+        params = set(self._param_names())
+        for name in [k for k in vars(self) if k not in params and not k.startswith(_SKLEARN_PREFIXES)]:
+            delattr(self, name)
+
     def _check_is_fitted(self) -> None:
         if not self.is_fitted():
             raise NotFittedError(
@@ -204,7 +288,7 @@ class Component:
             "format_version": ARTIFACT_VERSION,
             "kind": self.kind,
             "type": self.name,
-            "params": self.get_params(),
+            "params": self.get_params(deep=False),
             "state": self._get_state(),
         }
 

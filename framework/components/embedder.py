@@ -30,7 +30,7 @@ class Embedder(Component):
     #: The parameter that sets :meth:`max_input_length` (``"max_len"``), named in messages; None when there is none.
     input_length_param: ClassVar[str | None] = None
 
-    def fit(self, X: Any) -> "Embedder":
+    def fit(self, X: Any, y: Any = None) -> "Embedder":
         raise NotImplementedError
 
     def params_from_tokenizer(self, tokenizer: Tokenizer) -> dict[str, Any]:

@@ -108,7 +108,7 @@ class Tokenizer(Component):
     whole_words: ClassVar[bool] = False
 
     # -- to implement -----------------------------------------------------------------------------------------
-    def fit(self, corpus: Iterable[str]) -> "Tokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "Tokenizer":
         """Learn the vocabulary from ``corpus`` (an iterable of documents, read once, streamed); return self."""
         raise NotImplementedError
 

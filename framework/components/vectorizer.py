@@ -39,13 +39,13 @@ class Vectorizer(Component):
     #: one that reads token sequences only, which ``tokembed validate`` then requires an ``input:`` tokenizer for.
     reads_text: ClassVar[bool] = True
 
-    def fit(self, X: Any) -> "Vectorizer":
+    def fit(self, X: Any, y: Any = None) -> "Vectorizer":
         raise NotImplementedError
 
     def transform(self, X: Any) -> Any:
         raise NotImplementedError
 
-    def fit_transform(self, X: Any) -> Any:
+    def fit_transform(self, X: Any, y: Any = None) -> Any:
         """``fit(X)`` then ``transform(X)``; subclasses may override with a single pass."""
         return self.fit(X).transform(X)
 

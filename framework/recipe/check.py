@@ -32,7 +32,8 @@ from .nodes import (
     mapping_items,
     python_to_node,
 )
-from .params import ANY, INVALID, REQUIRED, Constraint, class_params, coerce, describe, thaw
+from ..params import Interval
+from .params import ANY, INVALID, REQUIRED, class_params, coerce, describe, thaw
 from .specs import SECTIONS, BatchSpec, ComponentSpec, PipelineSpec, Recipe
 
 __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
@@ -47,11 +48,11 @@ RESERVED: dict[str, tuple[str, ...]] = {
 }
 _ALL_RESERVED = ("type", "preset", "input", "batch", "nearest", "export")
 #: ``batch:`` keys of an embedder: type and range.
-BATCH_FIELDS: dict[str, tuple[Any, Constraint | None]] = {
-    "lines": (int, Constraint.parse(">= 1")),
+BATCH_FIELDS: dict[str, tuple[Any, Any]] = {
+    "lines": (int, Interval(int, 1, None)),
     "padding": (Literal["longest", "max_length", False], None),
     "truncation": (bool, None),
-    "max_length": (int | None, Constraint.parse(">= 1")),
+    "max_length": (int | None, Interval(int, 1, None)),
 }
 
 
@@ -212,7 +213,7 @@ class _Checker:
         options: dict[str, Any] = {}
         for key, hint, constraint in (("save_matrix", bool | Literal["partitions"], None),
                                       ("unit", Literal[UNITS] | None, None),
-                                      ("nearest", int | None, Constraint.parse(">= 0"))):
+                                      ("nearest", int | None, Interval(int, 0, None))):
             if key in fields:
                 value = coerce(fields[key], hint, f"vectorizers.{key}", self.problems, constraint)
                 if value is not INVALID:

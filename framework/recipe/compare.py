@@ -29,7 +29,8 @@ from .nodes import (
     join_path,
     mapping_items,
 )
-from .params import INVALID, Constraint, coerce
+from ..params import Interval
+from .params import INVALID, coerce
 from .compare_specs import CompareSpec, LoadSpec, ParallelSpec
 from .specs import ComponentSpec, CorpusSpec
 
@@ -39,8 +40,8 @@ __all__ = ["COMPARE_KEYS", "PARALLEL_KEYS", "check_compare", "trained_labels"]
 COMPARE_KEYS = ("tokenizers", "corpora", "parallel", "metrics", "samples", "grid")
 #: Keys of ``compare.parallel``.
 PARALLEL_KEYS = ("dataset", "path", "reference", "languages", "errors", "sample_chapters")
-_AT_LEAST_ONE = Constraint.parse(">= 1")
-_AT_LEAST_ZERO = Constraint.parse(">= 0")
+_AT_LEAST_ONE = Interval(int, 1, None)
+_AT_LEAST_ZERO = Interval(int, 0, None)
 
 
 def _is_null(node: Node | None) -> bool:

@@ -16,7 +16,8 @@ from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names
 from ..errors import TokembedError
 from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
-from .params import INVALID, Constraint, coerce
+from ..params import Interval
+from .params import INVALID, coerce
 from .specs import CorpusSpec
 
 __all__ = ["CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
@@ -34,7 +35,7 @@ CORPUS_OPTIONS: dict[str, Any] = {
 #: Options that bound the documents read (at most one of them), each an int >= 1. Only the corpora of a
 #: ``compare:`` recipe take them (``tokembed run`` reads its whole corpus).
 CORPUS_LIMITS: dict[str, Any] = {"max_lines": int, "sample_lines": int}
-_AT_LEAST_ONE = Constraint.parse(">= 1")
+_AT_LEAST_ONE = Interval(int, 1, None)
 
 
 def builtin_corpus_names() -> list[str]:

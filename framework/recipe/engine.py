@@ -21,16 +21,17 @@ from ..engine import DEFAULT_PARTITION_MB, ENGINE_TYPES, dask_missing, open_engi
 from ..errors import EngineError
 from .context import Context
 from .nodes import did_you_mean, join_path, mapping_items
-from .params import INVALID, Constraint, coerce
+from ..params import Interval
+from .params import INVALID, coerce
 
 __all__ = ["EngineSpec", "check_engine", "ENGINE_KEYS"]
 
 #: Keys of ``engine:`` and their types.
-ENGINE_KEYS: dict[str, tuple[Any, Constraint | None]] = {
+ENGINE_KEYS: dict[str, tuple[Any, Any]] = {
     "type": (Literal[ENGINE_TYPES], None),
     "address": (str | None, None),
-    "workers": (int | None, Constraint.parse(">= 1")),
-    "partition_mb": (float | None, Constraint.parse(">= 0.001")),
+    "workers": (int | None, Interval(int, 1, None)),
+    "partition_mb": (float | None, Interval(float, 0.001, None, finite=False)),
 }
 
 

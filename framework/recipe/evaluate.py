@@ -31,14 +31,15 @@ from ..errors import TokembedError
 from .corpus import dataset_location
 from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
-from .params import INVALID, Constraint, coerce
+from ..params import Interval
+from .params import INVALID, coerce
 
 __all__ = ["EvaluateSpec", "VectorsSpec", "check_evaluate", "check_sets", "EVALUATE_KEYS"]
 
 EVALUATE_KEYS = ("sets", "restrict_vocab", "pairs_restrict_vocab", "case_insensitive", "vectors")
 _SET_KINDS = ("word_pairs", "analogies")
 _VECTOR_KEYS = ("dataset", "path", "binary", "limit", "no_header")
-_AT_LEAST_ONE = Constraint.parse(">= 1")
+_AT_LEAST_ONE = Interval(int, 1, None)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import Any, Literal, Union
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..params import Interval, check_declared, hint_of, normalize, parameter_errors
 from .nodes import (
     NULL_WORDS,
     Problems,
@@ -36,7 +37,7 @@ from .nodes import (
     mapping_items,
 )
 
-__all__ = ["ANY", "REQUIRED", "INVALID", "Constraint", "Param", "class_params", "method_params", "coerce", "describe",
+__all__ = ["ANY", "REQUIRED", "INVALID", "alternatives", "Param", "class_params", "method_params", "coerce", "describe",
            "thaw", "plain_data"]
 
 ANY: Any = Any
@@ -85,70 +86,56 @@ def _read_float(text: str) -> float | Any:
 
 
 # -- constraints --------------------------------------------------------------------------------------------------
-_CMP = re.compile(r"\s*(>=|<=|>|<)\s*([-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*")
-_OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
+def alternatives(spec: Any) -> tuple | None:
+    """A constraint declaration (a :mod:`tokembed.params` constraint, or a list of them) as its tuple of
+    alternatives; None for None."""
+    return None if spec is None else normalize(spec)
 
 
-@dataclass(frozen=True)
-class Constraint:
-    """A range a numeric parameter must satisfy, from a class's ``_param_constraints`` (``">= 1"``, ``"> 0, < 1"``).
-
-    Only obvious ranges belong here; everything else is checked by ``fit``.
-    """
-
-    text: str
-    checks: tuple[tuple[str, float], ...]
-
-    @classmethod
-    def parse(cls, text: str) -> "Constraint":
-        """Parse comma-separated comparisons ``OP NUMBER`` with OP in ``>=, >, <=, <``; raises ValueError."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"{text!r} is not a constraint")
-        checks = []
-        for part in text.split(","):
-            m = _CMP.fullmatch(part)
-            if not m:
-                raise ValueError(f"{text!r} is not a constraint (write e.g. '>= 1' or '> 0, <= 1')")
-            checks.append((m.group(1), float(m.group(2))))
-        norm = ", ".join(f"{op} {_num(v)}" for op, v in checks)
-        return cls(norm, tuple(checks))
-
-    def ok(self, value: Any) -> bool:
-        """True when ``value`` satisfies every comparison; non-numbers (None, str, bool) are not checked here."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return True
-        return all(_OPS[op](value, bound) for op, bound in self.checks)
+def _bounds(constraint: tuple | None, kind: type) -> str:
+    """The bounds of the first :class:`~tokembed.params.Interval` of type ``kind`` among the alternatives."""
+    for c in constraint or ():
+        if isinstance(c, Interval) and c.type is kind:
+            return c.bounds()
+    return ""
 
 
-def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(v)
+def _satisfies(constraint: tuple | None, value: Any) -> bool:
+    """True when ``value`` satisfies one alternative (or there is no constraint). Only numbers are checked here:
+    the rest is :func:`tokembed.params.parameter_errors`' (run by ``check_params``), so a recipe reports it once."""
+    if constraint is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return True
+    return not parameter_errors("", {"v": constraint}, {"v": value})
 
 
 # -- parameters of a class ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Param:
     """One ``__init__`` parameter: name, type hint (:data:`ANY` when unknown), default (:data:`REQUIRED` when
-    none) and optional :class:`Constraint`."""
+    none) and its constraint (the tuple of alternatives of the class's ``param_constraints``, or None)."""
 
     name: str
     hint: Any
     default: Any
-    constraint: Constraint | None = None
+    constraint: tuple | None = None
 
 
 @functools.lru_cache(maxsize=None)
 def class_params(cls: type) -> tuple[types.MappingProxyType, tuple[str, ...]]:
     """The parameters of ``cls.__init__`` (name -> :class:`Param`, in signature order) and plugin bugs found.
 
-    Bugs (``*args``/``**kwargs``, positional-only parameters, a broken ``_param_constraints``) are returned as
+    Bugs (``*args``/``**kwargs``, positional-only parameters, a broken ``param_constraints``) are returned as
     messages; the parameters that can still be checked are returned.
     """
-    raw_constraints = getattr(cls, "_param_constraints", None) or {}
+    raw_constraints = _declared(cls)
     params, bugs, _ = _signature_params(cls.__init__, f"{cls.__qualname__}.__init__", 1, raw_constraints, False)
-    for name in raw_constraints:
-        if name not in params:
-            bugs.append(f"{cls.__qualname__}._param_constraints names {name!r}, which is not a parameter")
-    return types.MappingProxyType(params), tuple(bugs)
+    bugs.extend(check_declared(cls, list(params)))
+    return types.MappingProxyType(params), tuple(dict.fromkeys(bugs))
+
+
+def _declared(cls: type) -> dict[str, Any]:
+    table = getattr(cls, "param_constraints", None)
+    return dict(table) if isinstance(table, dict) else {}
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,10 +146,10 @@ def method_params(cls: type, method: str, files: int = 1) -> tuple[types.Mapping
     Used for ``{load: FILE, ...}`` stages, whose other keys are passed to a loader such as
     ``from_vocab_file(path, lowercase=True)``. Returns ``(parameters, bugs, takes_kwargs)``; ``takes_kwargs`` is
     True when the method ends in ``**kwargs`` (the caller then also accepts the ``__init__`` parameters, which such
-    a loader usually forwards). The class's ``_param_constraints`` apply to parameters of the same name.
+    a loader usually forwards). The class's ``param_constraints`` apply to parameters of the same name.
     """
     fn = getattr(cls, method)
-    raw = getattr(cls, "_param_constraints", None) or {}
+    raw = _declared(cls)
     params, bugs, kwargs = _signature_params(fn, f"{cls.__qualname__}.{method}", files, raw, True)
     return types.MappingProxyType(params), tuple(bugs), kwargs
 
@@ -191,14 +178,15 @@ def _signature_params(fn: Any, where: str, drop: int, raw_constraints: Any,
         if p.kind is p.POSITIONAL_ONLY:
             bugs.append(f"{where} parameter {p.name!r} is positional-only")
             continue
-        hint = hints.get(p.name, _hint_from_default(p.default))
         constraint = None
         if p.name in raw_constraints:
             try:
-                constraint = Constraint.parse(raw_constraints[p.name])
-            except ValueError as exc:
+                constraint = alternatives(raw_constraints[p.name])
+            except TypeError as exc:
                 owner = where.rsplit(".", 1)[0]
-                bugs.append(f"{owner}._param_constraints[{p.name!r}]: {exc}")
+                bugs.append(f"{owner}.param_constraints[{p.name!r}]: {exc}")
+        # the type a YAML value is read as: the annotation, else what the constraints say, else the default's type
+        hint = hints.get(p.name, hint_of(constraint) if constraint else _hint_from_default(p.default))
         params[p.name] = Param(p.name, hint, p.default, constraint)
     return params, bugs, takes_kwargs
 
@@ -275,7 +263,7 @@ def _fmt_literal(v: Any) -> str:
     return repr(v)
 
 
-def describe(hint: Any, constraint: Constraint | None = None) -> str:
+def describe(hint: Any, constraint: tuple | None = None) -> str:
     """The type in words for messages: ``int >= 1 or null``, ``one of 'a', 'b'``, ``list of str``."""
     parts: list[str] = []
     literals: list[Any] = []
@@ -290,7 +278,8 @@ def describe(hint: Any, constraint: Constraint | None = None) -> str:
             literals.extend(v for v in lit if v is not None)
             nullable = nullable or None in lit
         elif m in (int, float):
-            parts.append(f"{m.__name__} {constraint.text}" if constraint else m.__name__)
+            bounds = _bounds(constraint, m)
+            parts.append(f"{m.__name__} {bounds}" if bounds else m.__name__)
         elif m in (bool, str):
             parts.append(m.__name__)
         elif _seq_origin(m) is not None:
@@ -376,13 +365,15 @@ def natural(node: Node, depth: int = 0) -> Any:
     return text
 
 
-def coerce(node: Node, hint: Any, path: str, problems: Problems, constraint: Constraint | None = None,
+def coerce(node: Node, hint: Any, path: str, problems: Problems, constraint: Any = None,
            depth: int = 0) -> Any:
     """Type ``node`` against ``hint``; on a mismatch record ``expected TYPE, got VALUE`` at ``node`` and return
     :data:`INVALID`.
 
     Lists are returned as tuples, mappings as dicts; :func:`thaw` turns them into the annotated containers.
     """
+    constraint = alternatives(constraint) if constraint is not None and not isinstance(constraint, tuple) \
+        else constraint
     members = _members(hint)
     if any(_is_any(m) for m in members) or depth > _MAX_DEPTH:
         return natural(node)
@@ -392,7 +383,7 @@ def coerce(node: Node, hint: Any, path: str, problems: Problems, constraint: Con
             got = describe_node(node) + _hint(node, members)
             problems.add(node, path, f"expected {describe(hint, constraint)}, got {got}")
             return INVALID
-        if constraint is not None and not constraint.ok(value):
+        if not _satisfies(constraint, value):
             problems.add(node, path, f"expected {describe(hint, constraint)}, got {value!r}")
             return INVALID
         return value

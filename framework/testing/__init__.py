@@ -22,6 +22,9 @@ instances, and raises ``AssertionError`` with a message naming the component and
 - ``name`` and ``kind`` are set and agree with the base class;
 - ``__init__`` stores every parameter unchanged under its own name, validates nothing and sets nothing else;
 - ``get_params()`` rebuilds an equal component, and ``fit`` does not change the parameters;
+- ``param_constraints`` is well formed, declares every parameter when it declares any, and the defaults satisfy it;
+- scikit-learn's protocol: ``get_params(deep=False)`` returns the objects given, ``fit(X, y=None)``; with
+  scikit-learn installed, ``clone`` works and a vectorizer in a ``Pipeline`` transforms as ``fit_transform``;
 - using the component before ``fit`` raises :class:`~tokembed.errors.NotFittedError`;
 - ``fit`` returns ``self``;
 - ``save`` then ``load`` gives identical outputs and a byte-identical re-saved artifact;
@@ -73,6 +76,7 @@ from .checks import (
     check_tokenizer_vocab,
     check_vectorizer_output,
 )
+from .protocol import check_param_constraints, check_sklearn_protocol
 from ._support import component_id, contract_fit_data, contract_inputs, contract_params
 from .metrics import check_metric
 from .samples import sample_corpus, sample_texts
@@ -93,6 +97,8 @@ __all__ = [
     "check_name_and_kind",
     "check_init_stores_params",
     "check_get_params_rebuilds",
+    "check_param_constraints",
+    "check_sklearn_protocol",
     "check_not_fitted",
     "check_fit_returns_self",
     "check_save_load_roundtrip",

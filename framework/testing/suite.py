@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Iterator
 
 from . import checks as _c
+from . import protocol as _p
 from ._support import _materialise, _who, component_id
 
 Check = Callable[..., None]
@@ -37,6 +38,8 @@ def iter_checks(cls: type) -> Iterator[Check]:
     yield _c.check_name_and_kind
     yield _c.check_init_stores_params
     yield _c.check_get_params_rebuilds
+    yield _p.check_param_constraints
+    yield _p.check_sklearn_protocol
     yield _c.check_not_fitted
     yield _c.check_fit_returns_self
     yield _c.check_save_load_roundtrip

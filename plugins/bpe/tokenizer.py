@@ -237,7 +237,7 @@ class BPETokenizer(Tokenizer):
                 tok.fit(["warm up the kernels: caf\u00e9 \u6771\u4eac", "unwarmed words"])
                 tok.encode("warm up the kernels " * 2000)
 
-    def fit(self, corpus: Iterable[str]) -> "BPETokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "BPETokenizer":
         """Learn merges from ``corpus`` (an iterable of documents, read once, streamed in chunks).
 
         Raises

@@ -73,7 +73,7 @@ class CharTokenizer(VocabTokenizer):
         self.seed = seed
 
     # -- training ---------------------------------------------------------------------------------------------
-    def fit(self, corpus: Iterable[str]) -> "CharTokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "CharTokenizer":
         """Count code points over ``corpus`` (an iterable of str, streamed once) and build the vocabulary.
 
         Raises

@@ -143,7 +143,7 @@ class _SkipGramCBOW(Embedder):
         return report
 
     # -- fitting ----------------------------------------------------------------------------------------------
-    def fit(self, X: Any) -> "_SkipGramCBOW":
+    def fit(self, X: Any, y: Any = None) -> "_SkipGramCBOW":
         """Learn word vectors from token sequences.
 
         Parameters

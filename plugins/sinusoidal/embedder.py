@@ -256,7 +256,7 @@ class SinusoidalEmbedder(Embedder):
         """A (2, 6) int batch of ids below the contract vocabulary size."""
         return np.arange(12).reshape(2, 6) % 50
 
-    def fit(self, X: Any = None) -> "SinusoidalEmbedder":
+    def fit(self, X: Any = None, y: Any = None) -> "SinusoidalEmbedder":
         """Validate the parameters, draw the token table and compute the positional table.
 
         Parameters

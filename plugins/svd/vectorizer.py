@@ -147,7 +147,7 @@ class TruncatedSVD(Vectorizer):
         return op, keys
 
     # -- fitting ------------------------------------------------------------------------------------------------
-    def fit(self, X: Any) -> "TruncatedSVD":
+    def fit(self, X: Any, y: Any = None) -> "TruncatedSVD":
         """Compute the truncated SVD of ``X``.
 
         Parameters
@@ -177,7 +177,7 @@ class TruncatedSVD(Vectorizer):
         self._fit(X)
         return self
 
-    def fit_transform(self, X: Any) -> np.ndarray:
+    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
         """``fit(X).transform(X)`` (the projection ``X V``, as ``transform`` gives it later)."""
         op = self._fit(X)
         return self._project(op)

@@ -109,7 +109,7 @@ class TermVectorizer(Vectorizer):
         self._problem: Exception | None = None
         self._fit_csr: tuple[np.ndarray, ...] | None = None
 
-    def fit(self, X: Any) -> "TermVectorizer":
+    def fit(self, X: Any, y: Any = None) -> "TermVectorizer":
         """Learn the vocabulary (and the statistics the weighting needs) from the documents ``X``.
 
         Parameters
@@ -137,7 +137,7 @@ class TermVectorizer(Vectorizer):
         self._fit_sequences(X)
         return self
 
-    def fit_transform(self, X: Any) -> Any:
+    def fit_transform(self, X: Any, y: Any = None) -> Any:
         """``fit(X).transform(X)`` in one pass: raw documents are split once, and the counts ``fit`` makes (by
         term name, so with sorted columns) become the matrix once the filtered-out terms are dropped."""
         import scipy.sparse as sp

@@ -68,7 +68,7 @@ class OneHotVectorizer(TermVectorizer):
         self.vocabulary = vocabulary
         self.dtype = dtype
 
-    def fit_transform(self, X: Any, return_offsets: bool = False) -> Any:
+    def fit_transform(self, X: Any, y: Any = None, return_offsets: bool = False) -> Any:
         """``fit(X).transform(X, return_offsets)``, with raw documents split once."""
         from . import _analysis
 

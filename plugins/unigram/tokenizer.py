@@ -277,7 +277,7 @@ class UnigramTokenizer(Tokenizer):
                                   add_dummy_prefix=self.add_dummy_prefix,
                                   remove_extra_whitespaces=self.remove_extra_whitespaces)
 
-    def fit(self, corpus: Iterable[str]) -> "UnigramTokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "UnigramTokenizer":
         """Train on ``corpus`` (an iterable of documents, read once, streamed in chunks).
 
         Raises

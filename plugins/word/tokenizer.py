@@ -107,7 +107,7 @@ class WordTokenizer(VocabTokenizer):
         self._validate_vocab_params()
         self._stages()
 
-    def fit(self, corpus: Iterable[str]) -> "WordTokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "WordTokenizer":
         """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary:
         ``fit_counts(partial_counts(corpus))``.
 

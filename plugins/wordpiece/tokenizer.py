@@ -323,7 +323,7 @@ class WordPieceTokenizer(Tokenizer):
         except TokembedError as exc:
             raise _about_vocab(type(exc), f"wordpiece: vocab: {exc}") from None
 
-    def fit(self, corpus: Iterable[str]) -> "WordPieceTokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "WordPieceTokenizer":
         """Train on ``corpus`` (an iterable of documents, read once, streamed in chunks), or, with ``vocab`` set,
         load that vocabulary and ignore the corpus.
 

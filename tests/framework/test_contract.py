@@ -71,11 +71,11 @@ def test_parametrize_with_checks_ids():
     ids = [p.id for p in mark.args[1]]
     assert ids[0] == "tokenizer:char-check_name_and_kind"
     assert "tokenizer:char-check_allowed_special" in ids
-    assert len(ids) == len(list(iter_checks(CharTokenizer))) == 13
+    assert len(ids) == len(list(iter_checks(CharTokenizer))) == 15
 
 
 def test_checks_per_kind():
-    common = 9  # check_partial_counts included: it passes by itself for a component without partial counts
+    common = 11  # check_partial_counts included: it passes by itself for a component without partial counts
     assert len(list(iter_checks(CountToy))) == common + 1
     assert len(list(iter_checks(RandomVectorsToy))) == common
     assert check_vectorizer_output in iter_checks(CountToy)
@@ -125,7 +125,7 @@ class CountToy(Vectorizer):
     def __init__(self, min_count=1):
         self.min_count = min_count
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         counts = Counter(t for doc in X for t in doc)
         keys = sorted(t for t, n in counts.items() if n >= self.min_count)
         self.vocabulary_ = {t: i for i, t in enumerate(keys)}
@@ -163,7 +163,7 @@ class RandomVectorsToy(Embedder):
     def _rng(self):
         return np.random.default_rng(self.seed)
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         self.index_to_key_ = sorted({t for doc in X for t in doc})
         self.vectors_ = self._rng().standard_normal((len(self.index_to_key_), self.vector_size)).astype(np.float32)
         return self
@@ -217,7 +217,7 @@ class MatrixInputToy(CountToy):
 
     name = "matrix-toy"
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         if not isinstance(X, np.ndarray):
             raise TokembedError("matrix-toy: expects an ndarray")
         self.vocabulary_ = {f"col{j}": j for j in range(X.shape[1])}
@@ -309,7 +309,7 @@ class KwargsInit(CharTokenizer):
 
 
 class FitChangesParams(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         super().fit(corpus)
         self.vocab_size = len(self.vocab_)
         return self
@@ -321,12 +321,12 @@ class UncheckedVocab(CharTokenizer):
 
 
 class FitReturnsNone(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         super().fit(corpus)
 
 
 class FitSetsNothing(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         super().fit(corpus)
         self._vocab, self._counts = self.__dict__.pop("vocab_"), self.__dict__.pop("char_counts_")
         self._specials_ = self.__dict__.pop("special_tokens_")
@@ -359,7 +359,7 @@ class LenientLoad(CharTokenizer):
 
 
 class ShufflesTies(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         super().fit(corpus)
         specials, chars = self.special_tokens_, list(self.char_counts_)
         random.shuffle(chars)  # global RNG: ignores the seed
@@ -368,7 +368,7 @@ class ShufflesTies(CharTokenizer):
 
 
 class AccumulatesAcrossFits(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         docs = list(corpus)
         self._seen = getattr(self, "_seen", []) + docs  # state left from the previous fit
         return super().fit(self._seen)
@@ -409,21 +409,21 @@ class HoleInVocab(CharTokenizer):
 
 
 class SpecialsNotInVocab(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         super().fit(corpus)
         self.special_tokens_ = self.special_tokens_ + ["<mask>"]
         return self
 
 
 class ListOnlyFit(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         if len(corpus) == 0:  # TypeError on a one-shot iterator
             raise TokembedError("empty")
         return super().fit(corpus)
 
 
 class ReadsCorpusTwice(CharTokenizer):
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         n_docs = sum(1 for _ in corpus)  # a first pass empties an iterator
         self.n_docs_ = n_docs
         return super().fit(corpus if isinstance(corpus, list) else ["x"])

@@ -38,7 +38,7 @@ class CountVectors(Embedder):
         self.vector_size = vector_size
         self.fail_on = fail_on
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         seqs = as_token_sequences(X)
         if self.fail_on and self.fail_on in seqs.vocab:
             raise TokembedError(f"refusing a vocabulary with {self.fail_on!r}")

@@ -72,7 +72,7 @@ class ByteToy(Tokenizer):
     def __init__(self, unk_token=None):
         self.unk_token = unk_token
 
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         self.special_tokens_ = []
         self.vocab_ = {(chr(b) if b < 0x80 else f"<{b:02X}>"): b for b in range(256)}
         return self

@@ -46,7 +46,7 @@ class WordTok(Tokenizer):
         self.pad_token = pad_token
         self.post_processor = post_processor
 
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         words: list[str] = []
         for doc in corpus:
             words += [w for w in doc.split() if w not in words and w not in SPECIALS]

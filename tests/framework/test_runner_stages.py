@@ -35,7 +35,7 @@ class TinyCounts(Vectorizer):
     def __init__(self, scale: float = 1.0):
         self.scale = scale
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         seqs = as_token_sequences(X)
         self.vocab_ = list(seqs.vocab)
         return self
@@ -68,7 +68,7 @@ class TinyDense(Vectorizer):
     def __init__(self, n_components: int = 2):
         self.n_components = n_components
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -93,7 +93,7 @@ class TinyVectors(Embedder):
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    def fit(self, X):
+    def fit(self, X, y=None):
         seqs = as_token_sequences(X)
         counts = seqs.counts()
         first = np.full(seqs.vocab_size, -1.0)

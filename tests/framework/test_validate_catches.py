@@ -47,7 +47,7 @@ class NoPad(Tokenizer):
     def __init__(self, lowercase: bool = True):
         self.lowercase = lowercase
 
-    def fit(self, corpus):
+    def fit(self, corpus, y=None):
         words = sorted({w for doc in corpus for w in doc.split()})
         self.vocab_ = {w: i for i, w in enumerate(["<unk>", *words])}
         self.special_tokens_ = ["<unk>"]

@@ -87,7 +87,7 @@ class ReverseTokenizer(Tokenizer):
                 f"reverse: vocab_size={self.vocab_size} is smaller than the {len(self._specials())} special tokens"
             )
 
-    def fit(self, corpus: Iterable[str]) -> "ReverseTokenizer":
+    def fit(self, corpus: Iterable[str], y: Any = None) -> "ReverseTokenizer":
         """Count the reversed pieces of ``corpus`` (an iterable of str, read once) and build the vocabulary.
 
         Raises
