@@ -9,13 +9,13 @@ and the reference tools ``vocab_count`` / ``cooccur`` (github.com/stanfordnlp/Gl
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from tokembed.components import Vectorizer
-from tokembed.errors import EmptyVocabularyError, NotFittedError, ParameterError, TokembedError
+from tokembed.errors import EmptyVocabularyError, NotFittedError, TokembedError
+from tokembed.params import Boolean, Interval, Options
 from tokembed.sequences import TokenSequences, as_token_sequences
 
 from .counting import CooccurrenceCounts, TokenCounts, count_cooccurrences, select_vocabulary
@@ -23,6 +23,7 @@ from .counting import CooccurrenceCounts, TokenCounts, count_cooccurrences, sele
 __all__ = ["CooccurrenceVectorizer", "ppmi_matrix"]
 
 _NAME = "cooccurrence"
+_MAX_COUNT = 2**31 - 1
 #: Kept words per row shard of the pair counts merged on a cluster (:meth:`CooccurrenceVectorizer.count_shards`).
 SHARD_ROWS = 50_000
 
@@ -151,9 +152,17 @@ class CooccurrenceVectorizer(Vectorizer):
     name: ClassVar[str] = _NAME
     output_rows: ClassVar[str] = "vocabulary"
     reads_text: ClassVar[bool] = False  # counts token sequences; it has no pre-tokenizer of its own
-    _param_constraints: ClassVar[dict[str, str]] = {
-        "window": ">= 1", "min_count": ">= 1", "max_vocab": ">= 1", "shift": "> 0", "cds": "> 0, <= 1",
-        "workers": ">= 1",
+    param_constraints: ClassVar[dict[str, Any]] = {
+        "window": Interval(int, 1, _MAX_COUNT),  # the kernels count in int32/int64
+        "symmetric": Boolean(),
+        "weighting": Options("harmonic", "uniform"),
+        "min_count": Interval(int, 1, _MAX_COUNT),
+        "max_vocab": [Interval(int, 1, _MAX_COUNT), None],
+        "ppmi": Boolean(),
+        "shift": Interval(float, 0, None, closed="neither"),
+        "cds": Interval(float, 0, 1, closed="right"),
+        "dtype": Options("float32", "float64"),
+        "workers": [Interval(int, 1, 1024), None],
     }
 
     def __init__(
@@ -179,33 +188,6 @@ class CooccurrenceVectorizer(Vectorizer):
         self.cds = cds
         self.dtype = dtype
         self.workers = workers
-
-    # -- validation -------------------------------------------------------------------------------------------
-    def _validate(self) -> None:
-        def check_int(name: str, value: Any, low: int, optional: bool = False) -> None:
-            if optional and value is None:
-                return
-            high = 1024 if name == "workers" else 2**31 - 1  # the kernels count in int32/int64
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < low or value > high:
-                raise ParameterError(_NAME, name, f"must be an int >= {low} and <= {high:,}"
-                                                  f"{' or null' if optional else ''}, got {value!r}")
-
-        check_int("window", self.window, 1)
-        check_int("min_count", self.min_count, 1)
-        check_int("max_vocab", self.max_vocab, 1, optional=True)
-        check_int("workers", self.workers, 1, optional=True)
-        for name in ("symmetric", "ppmi"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ParameterError(_NAME, name, f"must be true or false, got {getattr(self, name)!r}")
-        if self.weighting not in ("harmonic", "uniform"):
-            raise ParameterError(_NAME, "weighting", f"must be 'harmonic' or 'uniform', got {self.weighting!r}")
-        if self.dtype not in ("float32", "float64"):
-            raise ParameterError(_NAME, "dtype", f"must be 'float32' or 'float64', got {self.dtype!r}")
-        if isinstance(self.shift, bool) or not isinstance(self.shift, Real) or not (
-                math.isfinite(self.shift) and self.shift > 0):
-            raise ParameterError(_NAME, "shift", f"must be a number > 0, got {self.shift!r}")
-        if isinstance(self.cds, bool) or not isinstance(self.cds, Real) or not (0 < self.cds <= 1):
-            raise ParameterError(_NAME, "cds", f"must be a number in (0, 1], got {self.cds!r}")
 
     # -- vocabulary -------------------------------------------------------------------------------------------
     def _set_vocabulary(self, keys: list[str], counts: np.ndarray, token_ids: np.ndarray, n_seen: int,
@@ -261,7 +243,7 @@ class CooccurrenceVectorizer(Vectorizer):
         of the merged pass-1 counts has fixed the vocabulary): the pair counts over it,
         :class:`CooccurrenceCounts`. ``fit_counts`` of both merged passes learns exactly what ``fit`` learns on
         the whole data. The instance is not changed."""
-        self._validate()
+        self._validate_params()
         if not self.__dict__.get("_awaiting_pairs"):
             return _token_counts(as_token_sequences(X, _NAME), isinstance(X, TokenSequences))
         return self._pair_counts(X)
@@ -286,7 +268,7 @@ class CooccurrenceVectorizer(Vectorizer):
         TokembedError
             Counts of another kind.
         """
-        self._validate()
+        self._validate_params()
         if isinstance(counts, TokenCounts):
             self._reset()
             self._vocabulary_from_counts(counts)
@@ -367,22 +349,17 @@ class CooccurrenceVectorizer(Vectorizer):
         ------
         ParameterError, EmptyVocabularyError, TokembedError (input that is not token sequences)
         """
-        self._validate()
+        self._validate_params()
         self._reset()
         seqs = as_token_sequences(X, _NAME)
         self._vocabulary_from(seqs)
         self._finish(self._pair_counts(seqs), "the corpus")
         return self
 
-    def _reset(self) -> None:
-        params = set(self._param_names())
-        for name in [k for k in vars(self) if k not in params]:
-            delattr(self, name)
-
     def partial_fit_vocabulary(self, X: Any) -> "CooccurrenceVectorizer":
         """Pass 1 of streaming: add the token counts of the chunk ``X`` (call on every chunk, then
         :meth:`partial_fit` on every chunk). Special tokens are not counted."""
-        self._validate()
+        self._validate_params()
         if hasattr(self, "_pf_runs"):
             raise TokembedError(f"{_NAME}: partial_fit_vocabulary after partial_fit: the vocabulary is fixed once "
                                 "pair counting has started; call fit (or a new vectorizer) to start again")
@@ -409,7 +386,7 @@ class CooccurrenceVectorizer(Vectorizer):
         :meth:`fit` over all the chunks, exactly. ``token_ids_`` are ids of the chunks' vocabulary when every
         chunk had the same one (chunks of one TokenSequences), else -1. ``matrix_`` is built when first read.
         """
-        self._validate()
+        self._validate_params()
         if not hasattr(self, "_pf_runs"):
             acc = getattr(self, "_pf_word_counts", None)
             if not acc:

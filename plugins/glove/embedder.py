@@ -8,23 +8,24 @@ reported cost).
 
 from __future__ import annotations
 
-import math
 import os
-from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from tokembed.components import Embedder
-from tokembed.errors import EmptyVocabularyError, ParameterError, TokembedError
+from tokembed.errors import EmptyVocabularyError, TokembedError
 from tokembed.keyedvectors import KeyedVectors
+from tokembed.params import Interval, Options
+from tokembed.plugins.cooccurrence.vectorizer import CooccurrenceVectorizer
 from tokembed.sequences import TokenSequences, as_token_sequences
 
 __all__ = ["GloVe"]
 
 _NAME = "glove"
 _OUTPUTS = ("sum", "word", "concat")
+_COUNTING = ("window", "symmetric", "weighting", "min_count", "max_vocab", "workers")
 
 
 class GloVe(Embedder):
@@ -136,10 +137,17 @@ class GloVe(Embedder):
 
     name: ClassVar[str] = _NAME
     fits_on_tokens: ClassVar[bool] = True
-    _param_constraints: ClassVar[dict[str, str]] = {
-        "vector_size": ">= 1", "epochs": ">= 1", "x_max": "> 0", "alpha": ">= 0", "learning_rate": "> 0",
-        "clip": "> 0", "window": ">= 1", "min_count": ">= 1", "max_vocab": ">= 1", "workers": ">= 1",
-        "seed": ">= 0",
+    param_constraints: ClassVar[dict[str, Any]] = {
+        "vector_size": Interval(int, 1, 2**16),
+        "epochs": Interval(int, 1, 2**31 - 1),
+        "x_max": Interval(float, 0, None, closed="neither"),
+        "alpha": Interval(float, 0, None),
+        "learning_rate": Interval(float, 0, None, closed="neither"),
+        "clip": Interval(float, 0, None, closed="neither"),  # finite: a large value such as 1e30 turns it off
+        "output": Options(*_OUTPUTS),
+        # the counting parameters are the co-occurrence plugin's, declared there
+        **{name: CooccurrenceVectorizer.param_constraints[name] for name in _COUNTING},
+        "seed": Interval(int, 0, 2**63 - 1),
     }
 
     def __init__(
@@ -174,28 +182,8 @@ class GloVe(Embedder):
         self.workers = workers
         self.seed = seed
 
-    # -- validation -------------------------------------------------------------------------------------------
-    def _validate(self) -> None:
-        _check_int("vector_size", self.vector_size, 1, high=2**16)
-        _check_int("epochs", self.epochs, 1, high=2**31 - 1)
-        _check_int("seed", self.seed, 0, high=2**63 - 1)
-        if self.workers is not None:
-            _check_int("workers", self.workers, 1, high=1024)
-        _check_real("x_max", self.x_max, "> 0", lambda v: math.isfinite(v) and v > 0)
-        _check_real("alpha", self.alpha, ">= 0", lambda v: math.isfinite(v) and v >= 0)
-        _check_real("learning_rate", self.learning_rate, "> 0", lambda v: math.isfinite(v) and v > 0)
-        _check_real("clip", self.clip, "> 0 and finite (a large value such as 1e30 turns clipping off)",
-                    lambda v: math.isfinite(v) and v > 0)
-        if self.output not in _OUTPUTS:
-            raise ParameterError(_NAME, "output", f"must be one of {', '.join(_OUTPUTS)}, got {self.output!r}")
-        try:  # the counting parameters, checked by the co-occurrence plugin and reported under our name
-            self._cooccurrence()._validate()
-        except ParameterError as exc:
-            raise ParameterError(_NAME, exc.param, exc.problem) from None
-
+    # -- counting -------------------------------------------------------------------------------------------
     def _cooccurrence(self):
-        from tokembed.plugins.cooccurrence import CooccurrenceVectorizer
-
         return CooccurrenceVectorizer(window=self.window, symmetric=self.symmetric, weighting=self.weighting,
                                       min_count=self.min_count, max_vocab=self.max_vocab, dtype="float64",
                                       workers=self.workers)
@@ -222,7 +210,7 @@ class GloVe(Embedder):
         ParameterError, EmptyVocabularyError, TrainingDivergedError
             See the class docstring. ``TokembedError`` for input that is not token sequences.
         """
-        self._validate()
+        self._validate_params()
         self._reset()
         if X is None:
             raise TokembedError(f"{_NAME}: fit needs documents as token sequences (a tokenizer's TokenSequences, or "
@@ -246,7 +234,7 @@ class GloVe(Embedder):
         :meth:`tokembed.plugins.cooccurrence.CooccurrenceVectorizer.partial_counts`): the token counts on a new
         or fitted instance, the pair counts once ``fit_counts`` has fixed the vocabulary. ``fit_counts`` of the
         two merged passes trains exactly what ``fit`` trains on the whole data. The instance is not changed."""
-        self._validate()
+        self._validate_params()
         cv = self.__dict__.get("_counting")
         if cv is None:
             return self._cooccurrence().partial_counts(X)
@@ -269,7 +257,7 @@ class GloVe(Embedder):
         from tokembed.errors import NotFittedError
         from tokembed.plugins.cooccurrence.counting import CooccurrenceCounts, TokenCounts
 
-        self._validate()
+        self._validate_params()
         if isinstance(counts, TokenCounts):
             self._reset()
             cv = self._cooccurrence()
@@ -337,11 +325,6 @@ class GloVe(Embedder):
             f"{_NAME}: no co-occurrence pair to train on: a vocabulary of {n_words} words ({limits}) and "
             f"{kept} kept tokens of {n_input_tokens} in {n_docs} documents, but {why}; {hint}. Nothing was "
             "trained")
-
-    def _reset(self) -> None:
-        params = set(self._param_names())
-        for name in [k for k in vars(self) if k not in params]:
-            delattr(self, name)
 
     def _set_model(self, keys: list[str], word: np.ndarray, context: np.ndarray, word_bias: np.ndarray,
                    context_bias: np.ndarray) -> None:
@@ -468,18 +451,6 @@ class GloVe(Embedder):
 
 
 # -- helpers --------------------------------------------------------------------------------------------------------
-def _check_int(name: str, value: Any, low: int, high: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low or (high is not None and
-                                                                                     value > high):
-        bound = f"an int >= {low}" + (f" and <= {high:,}" if high is not None else "")
-        raise ParameterError(_NAME, name, f"must be {bound}, got {value!r}")
-
-
-def _check_real(name: str, value: Any, rule: str, ok) -> None:
-    if isinstance(value, bool) or not isinstance(value, Real) or not ok(float(value)):
-        raise ParameterError(_NAME, name, f"must be a number {rule}, got {value!r}")
-
-
 class _EpochBar:
     """A tqdm bar over epochs showing the last epoch's cost (hidden when stderr is not a terminal)."""
 
