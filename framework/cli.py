@@ -124,6 +124,33 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_encode(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import load
+    from .corpus import Corpus, builtin_names
+    from .encode import encode_corpus
+    from .errors import ArtifactError
+
+    tok = load(args.tokenizer, registry=_registry(args))
+    if getattr(tok, "kind", None) != "tokenizer":
+        raise ArtifactError(f"{args.tokenizer}: holds a {getattr(tok, 'kind', None) or 'component'}, not a "
+                            "tokenizer; tokembed encode needs a saved tokenizer (<label>.tokembed.json)")
+    kwargs = {"unit": args.unit, "errors": args.errors}
+    if args.field:
+        kwargs.update(format="jsonl", field=args.field)
+    if args.corpus in builtin_names() and not Path(args.corpus).exists():
+        corpus = Corpus.builtin(args.corpus, **kwargs)
+    else:
+        corpus = Corpus.from_path(args.corpus, **kwargs)
+    summary = encode_corpus(tok, corpus, args.out, format=args.format, eot_id=args.eot_id,
+                            corpus=str(args.corpus), total_bytes=corpus.size_bytes(), progress=not args.quiet)
+    print(f"encoded {summary.documents:,} documents into {summary.tokens:,} tokens ({summary.text_bytes / 1e6:,.1f} "
+          f"MB of text in {summary.seconds:.1f} s, {summary.mb_per_s:.1f} MB/s): {summary.folder} "
+          f"({summary.format} layout)")
+    return 0
+
+
 def _warm_step(step: str) -> tuple[float, float]:
     """Run one warm-up step in this process: ``"module:function"`` or ``"component:KIND:NAME"``; its wall and CPU
     seconds."""
@@ -240,6 +267,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the file to write (an existing folder gets the usual name inside), or the folder for "
                         "vocab-merges")
     p.set_defaults(func=cmd_export)
+
+    from .encoded import ENCODE_FORMATS  # light: no numpy work, no plugin
+
+    p = sub.add_parser("encode", help="write a corpus's token ids to disk with a saved tokenizer (tokembed, nanoGPT "
+                                      "or Megatron-LM layout)")
+    p.add_argument("tokenizer", help="a saved tokenizer, e.g. runs/quickstart/bpe8k.tokembed.json")
+    p.add_argument("corpus", help="a text file, folder or glob (.gz read transparently), or a bundled text's name "
+                                  "(moby-dick); one document per line, blank lines skipped, as in a recipe")
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (replaced whole if it holds "
+                                                              "only an earlier tokembed output)")
+    p.add_argument("--format", choices=list(ENCODE_FORMATS), default="tokembed",
+                   help="tokembed: ids.npy + offsets.npy + vocab.json + the tokenizer (TokenSequences.open reads "
+                        "it); nanogpt: one flat uint16 tokens.bin, an end-of-text id after each document; megatron: "
+                        "tokens.bin + tokens.idx (Megatron-LM's indexed dataset)")
+    p.add_argument("--eot-id", type=int, metavar="ID",
+                   help="the id written after each document (nanogpt: default the tokenizer's <|endoftext|> or eos "
+                        "token; megatron: none unless given)")
+    p.add_argument("--unit", choices=["line", "paragraph", "file"], default="line",
+                   help="what one document is (default: a line)")
+    p.add_argument("--field", metavar="KEY", help="read JSON Lines, the document's text at KEY")
+    p.add_argument("--errors", choices=["strict", "replace"], default="strict",
+                   help="undecodable bytes: an error naming the line (strict), or U+FFFD (replace)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("warmup", help="compile and cache every Numba kernel now, so first runs do not pay for it")
     p.add_argument("--jobs", type=int, metavar="N",

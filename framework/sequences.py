@@ -13,6 +13,7 @@ names the ids. Kernels take the two arrays directly (``symbols int32, offsets in
 
 from __future__ import annotations
 
+import os
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -136,6 +137,43 @@ class TokenSequences:
         return cls(ids, offsets, vocab, [i for i in specials if i is not None])
 
     @classmethod
+    def open(cls, folder: str | os.PathLike) -> "TokenSequences":
+        """Map the token corpus that ``tokembed encode`` wrote into ``folder`` (its default layout, see
+        :mod:`tokembed.encoded`): ``ids`` is the memory-mapped ``uint16``/``uint32`` array itself (read-only, never
+        converted whole), ``offsets`` the mapped ``int64`` array, ``vocab`` and ``special_ids`` from the folder.
+
+        Opening reads the small files only (the manifest and the vocabulary), whatever the corpus size. Consumers
+        that need ``int32`` ids in memory call :meth:`in_memory` (today :func:`as_token_sequences` does so for
+        every built-in vectorizer and embedder: streaming them chunk by chunk from the map is the next step, see
+        docs/scale.md).
+
+        Raises
+        ------
+        ArtifactError
+            When ``folder`` has no manifest (not an encoded corpus, or an interrupted ``tokembed encode``), holds
+            another layout, or its files disagree with the manifest.
+        """
+        from .encoded import open_arrays
+
+        manifest, ids, offsets, vocab = open_arrays(folder)
+        out = cls.__new__(cls)
+        out.ids, out.offsets, out.vocab = ids, offsets, tuple(vocab)
+        out.special_ids = frozenset(int(i) for i in manifest.get("special_ids", ()))
+        return out
+
+    @property
+    def is_mapped(self) -> bool:
+        """True when ``ids`` is not the ``int32`` in-memory array (a corpus opened with :meth:`open`)."""
+        return self.ids.dtype != np.int32 or isinstance(self.ids, np.memmap)
+
+    def in_memory(self) -> "TokenSequences":
+        """These documents with ``int32`` ids and ``int64`` offsets in memory (``self`` when they already are)."""
+        if not self.is_mapped:
+            return self
+        return TokenSequences(np.asarray(self.ids, dtype=np.int32), np.asarray(self.offsets, dtype=np.int64),
+                              self.vocab, self.special_ids)
+
+    @classmethod
     def concatenate(cls, parts: Sequence["TokenSequences"]) -> "TokenSequences":
         """The documents of ``parts`` in order; every part must have the same vocabulary."""
         if not parts:
@@ -214,7 +252,8 @@ class TokenSequences:
 
 
 def as_token_sequences(X: Any, what: str = "input") -> TokenSequences:
-    """``X`` as :class:`TokenSequences`: returned as is, or packed from an iterable of token lists.
+    """``X`` as :class:`TokenSequences` with ``int32`` ids in memory: returned as is (a mapped one, from
+    :meth:`TokenSequences.open`, read into memory), or packed from an iterable of token lists.
 
     Raises
     ------
@@ -223,7 +262,7 @@ def as_token_sequences(X: Any, what: str = "input") -> TokenSequences:
         that is not a ``str``.
     """
     if isinstance(X, TokenSequences):
-        return X
+        return X.in_memory()
     if X is None:
         raise TokembedError(f"{what}: expected documents as token sequences, got None")
     if isinstance(X, str):

@@ -31,7 +31,7 @@ def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tupl
         If ``X`` is one ``str`` (a list of documents is expected), a matrix, or mixes raw documents and token lists.
     """
     if isinstance(X, TokenSequences):
-        return X, False
+        return X.in_memory(), False
     if X is None:
         raise TokembedError(f"{name}: expected documents (token sequences, token lists or raw text), got None")
     if isinstance(X, (str, bytes)):

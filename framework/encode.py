@@ -1,0 +1,293 @@
+"""``tokembed encode``: a corpus's token ids written to disk, streamed, in one of the layouts of
+:mod:`tokembed.encoded` (which describes them and reads them back).
+
+Documents are encoded in batches with :meth:`tokembed.Tokenizer.encode_ids` (the same ids as
+``encode_batch(docs, add_special_tokens=False)``; the built-in tokenizers encode a batch on several threads) and
+appended in order, so memory does not grow with the corpus. The folder is written under a temporary name and
+renamed into place when complete (:class:`tokembed.runs.RunFolder`): an interrupted run leaves no folder with a
+manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from .encoded import (
+    ENCODE_FORMATS,
+    MANIFEST,
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    MEGATRON_DTYPE_CODES,
+    MEGATRON_MAGIC,
+    TOKENIZER_FILE,
+    end_of_text_id,
+    id_dtype,
+)
+from .errors import TokembedError
+from .io import atomic_write_json, dumps_json
+from .runs import RunFolder
+
+__all__ = ["EncodeSummary", "encode_corpus", "tokenizer_digest"]
+
+_BATCH_CHARS = 1 << 22  # about 4 MB of text per encode_ids call
+_BATCH_DOCS = 16384
+
+@dataclass(frozen=True)
+class EncodeSummary:
+    """What :func:`encode_corpus` wrote: the folder, the counts, bytes of text read and the wall time in seconds."""
+
+    folder: Path
+    format: str
+    documents: int
+    tokens: int
+    text_bytes: int
+    seconds: float
+
+    @property
+    def mb_per_s(self) -> float:
+        """Megabytes (10^6 bytes) of UTF-8 text encoded per second."""
+        return self.text_bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+
+def tokenizer_digest(tokenizer: Any) -> str:
+    """The SHA-256 (hex) of the tokenizer's saved JSON, as ``tokenizer.save(path)`` writes it (the JSON records
+    its arrays file's own SHA-256, so the digest covers both). Equal tokenizers give equal digests."""
+    with tempfile.TemporaryDirectory(prefix="tokembed-digest-") as tmp:
+        path = Path(tmp) / TOKENIZER_FILE
+        tokenizer.save(path)
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# -- writers ----------------------------------------------------------------------------------------------------
+class _NpyAppender:
+    """A 1-D ``.npy`` file written by appending: the header is reserved at the start and rewritten with the final
+    length on :meth:`close` (a shape of up to 20 digits fits the same 128 header bytes)."""
+
+    def __init__(self, path: Path, dtype: np.dtype):
+        self.path, self.dtype, self.n = path, np.dtype(dtype), 0
+        self.fh = open(path, "wb")
+        self.header_len = self._write_header(10**19)
+
+    def _write_header(self, n: int) -> int:
+        self.fh.seek(0)
+        np.lib.format.write_array_header_1_0(self.fh, {"descr": np.lib.format.dtype_to_descr(self.dtype),
+                                                        "fortran_order": False, "shape": (n,)})
+        return self.fh.tell()
+
+    def append(self, arr: np.ndarray) -> None:
+        self.fh.write(np.ascontiguousarray(arr, dtype=self.dtype).tobytes())
+        self.n += int(arr.size)
+
+    def close(self) -> None:
+        end = self.fh.tell()
+        if self._write_header(self.n) != self.header_len:  # pragma: no cover - cannot happen below 10**19 items
+            raise TokembedError(f"{self.path}: the .npy header changed length")
+        self.fh.seek(end)
+        self.fh.close()
+
+
+class _Writer:
+    """Appends batches of ``(ids, lengths)`` in one of :data:`ENCODE_FORMATS` into ``folder``."""
+
+    def __init__(self, folder: Path, fmt: str, dtype: np.dtype, eot: int | None):
+        self.folder, self.fmt, self.dtype, self.eot = folder, fmt, dtype, eot
+        self.documents = self.tokens = 0
+        if fmt == "tokembed":
+            self.ids = _NpyAppender(folder / "ids.npy", dtype)
+            self.offsets = _NpyAppender(folder / "offsets.npy", np.int64)
+            self.offsets.append(np.zeros(1, np.int64))
+        else:
+            self.bin = open(folder / "tokens.bin", "wb")
+            if fmt == "megatron":  # lengths kept on disk until the index is written
+                self.lengths = open(folder / ".lengths.tmp", "wb")
+
+    def add(self, ids: np.ndarray, lengths: np.ndarray) -> None:
+        if self.fmt == "tokembed":
+            self.ids.append(ids)
+            self.offsets.append(self.tokens + np.cumsum(lengths, dtype=np.int64))
+        else:
+            out, lens = ids, lengths
+            if self.eot is not None:  # the end-of-text id after every document
+                out = np.insert(ids, np.cumsum(lengths), self.eot)
+                lens = lengths + 1
+            self.bin.write(np.ascontiguousarray(out, dtype=self.dtype).tobytes())
+            if self.fmt == "megatron":
+                self.lengths.write(np.asarray(lens, dtype=np.int64).tobytes())
+        self.documents += int(lengths.size)
+        self.tokens += int(ids.size)
+
+    def close(self) -> None:
+        if self.fmt == "tokembed":
+            self.ids.close()
+            self.offsets.close()
+            return
+        self.bin.close()
+        if self.fmt == "megatron":
+            self.lengths.close()
+            _write_megatron_index(self.folder / "tokens.idx", self.folder / ".lengths.tmp", self.dtype)
+            (self.folder / ".lengths.tmp").unlink()
+
+
+def _write_megatron_index(path: Path, lengths_path: Path, dtype: np.dtype, chunk: int = 1 << 22) -> None:
+    """Megatron-LM's ``.idx`` (see the module docstring) for the sequence lengths stored in ``lengths_path``."""
+    lengths = np.memmap(lengths_path, dtype=np.int64, mode="r") if lengths_path.stat().st_size else \
+        np.zeros(0, np.int64)
+    n = int(lengths.size)
+    if n and int(lengths.max()) > np.iinfo(np.int32).max:
+        raise TokembedError("megatron: a document has more than 2**31 - 1 tokens, which its index cannot hold")
+    with open(path, "wb") as fh:
+        fh.write(MEGATRON_MAGIC)
+        fh.write(struct.pack("<Q", 1))
+        fh.write(struct.pack("<B", MEGATRON_DTYPE_CODES[dtype.name]))
+        fh.write(struct.pack("<Q", n))
+        fh.write(struct.pack("<Q", n + 1))
+        for start in range(0, n, chunk):
+            fh.write(np.asarray(lengths[start:start + chunk], dtype=np.int32).tobytes())
+        byte_start = 0
+        for start in range(0, n, chunk):
+            part = np.asarray(lengths[start:start + chunk], dtype=np.int64) * dtype.itemsize
+            ends = np.cumsum(part) + byte_start
+            fh.write((ends - part).tobytes())
+            byte_start = int(ends[-1])
+        for start in range(0, n + 1, chunk):
+            fh.write(np.arange(start, min(n + 1, start + chunk), dtype=np.int64).tobytes())
+    del lengths
+
+
+# -- encoding a corpus ----------------------------------------------------------------------------------------
+def _batches(documents: Iterable[str]) -> Iterable[tuple[list[str], int]]:
+    """Documents in batches of about :data:`_BATCH_CHARS` characters, with each batch's UTF-8 size in bytes."""
+    batch: list[str] = []
+    chars = nbytes = 0
+    for doc in documents:
+        if not isinstance(doc, str):
+            raise TokembedError(f"encode: a document is a {type(doc).__name__}, not a str")
+        batch.append(doc)
+        chars += len(doc)
+        nbytes += len(doc.encode("utf-8", "surrogatepass"))
+        if chars >= _BATCH_CHARS or len(batch) >= _BATCH_DOCS:
+            yield batch, nbytes
+            batch, chars, nbytes = [], 0, 0
+    if batch:
+        yield batch, nbytes
+
+
+def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLike, *, format: str = "tokembed",
+                  eot_id: int | None = None, corpus: str = "", total_bytes: int | None = None,
+                  progress: bool = True) -> EncodeSummary:
+    """Encode ``documents`` with a fitted tokenizer and write the ids to the folder ``out`` in ``format``.
+
+    Parameters
+    ----------
+    tokenizer : tokembed.Tokenizer
+        Fitted. No special token is added (``encode_ids``); ``nanogpt`` (and ``megatron`` when ``eot_id`` is given)
+        put the end-of-text id between documents.
+    documents : iterable of str
+        Read once, streamed (a :class:`~tokembed.corpus.Corpus` applies the recipe's rule: blank and
+        whitespace-only lines are not documents).
+    out : path
+        The folder to write; replaced whole if it holds only what an earlier run wrote (as a run folder).
+    format : {"tokembed", "nanogpt", "megatron"}
+    eot_id : int, optional
+        The id written after each document. Default for ``nanogpt``: :func:`end_of_text_id`; for ``megatron``:
+        none appended.
+    corpus : str
+        A description of the corpus for the manifest.
+    total_bytes : int, optional
+        The corpus size in bytes, for the progress bar's total.
+    progress : bool
+        Show a progress bar (with MB/s) on a terminal.
+
+    Returns
+    -------
+    EncodeSummary
+
+    Raises
+    ------
+    TokembedError
+        An unknown format; ``nanogpt`` with a vocabulary above 65,536 entries (ids above 65,535) or with no
+        end-of-text id; an ``eot_id`` outside the vocabulary; an empty corpus. Nothing is left under ``out``
+        (the partial files go to ``<out>.incomplete``).
+    """
+    if format not in ENCODE_FORMATS:
+        raise TokembedError(f"encode: format must be one of {', '.join(ENCODE_FORMATS)}, got {format!r}")
+    if isinstance(documents, str):
+        raise TokembedError("encode: documents must be an iterable of str, got one str; wrap it in a list")
+    vocab_size = int(tokenizer.get_vocab_size())
+    dtype = id_dtype(vocab_size)
+    if eot_id is not None and not (isinstance(eot_id, int) and 0 <= eot_id < vocab_size):
+        raise TokembedError(f"encode: --eot-id must be an id of the vocabulary, in [0, {vocab_size - 1}], got "
+                            f"{eot_id!r}")
+    if format == "nanogpt":
+        if dtype != np.uint16:
+            raise TokembedError(f"encode: the nanogpt format stores ids as uint16 (at most 65,535), but this "
+                                f"tokenizer's vocabulary has {vocab_size:,} entries; use --format tokembed or "
+                                "megatron")
+        eot_id = end_of_text_id(tokenizer) if eot_id is None else eot_id
+        if eot_id is None:
+            raise TokembedError("encode: the nanogpt format puts an end-of-text id between documents, and this "
+                                "tokenizer has no <|endoftext|> or eos token; give one with --eot-id ID")
+    if format == "megatron" and dtype != np.uint16:
+        dtype = np.dtype(np.int32)  # Megatron reads int32 ids (its dtype code 4) beyond 16 bits
+    bar = _progress_bar(total_bytes, progress)
+    start = time.perf_counter()
+
+    def work(folder: Path) -> EncodeSummary:
+        writer = _Writer(folder, format, dtype, eot_id)
+        nbytes = 0
+        try:
+            for batch, size in _batches(documents):
+                ids, lengths = tokenizer.encode_ids(batch)
+                writer.add(np.asarray(ids), np.asarray(lengths, dtype=np.int64))
+                nbytes += size
+                if bar is not None:
+                    bar.update(size)
+        finally:
+            writer.close()
+        if writer.documents == 0:
+            raise TokembedError("encode: the corpus holds no document")
+        tokenizer.save(folder / TOKENIZER_FILE)
+        digest = hashlib.sha256((folder / TOKENIZER_FILE).read_bytes()).hexdigest()
+        if format == "tokembed":
+            vocab = [tokenizer.id_to_token(i) for i in range(vocab_size)]
+            (folder / "vocab.json").write_text(dumps_json(vocab), encoding="utf-8")
+        specials = [tokenizer.token_to_id(t) for t in getattr(tokenizer, "special_tokens_", ())]
+        seconds = time.perf_counter() - start
+        manifest = {
+            "format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "layout": format, "dtype": dtype.name,
+            "documents": writer.documents, "tokens": writer.tokens,
+            "tokens_written": writer.tokens + (writer.documents if format != "tokembed" and eot_id is not None
+                                               else 0),
+            "eot_id": eot_id if format != "tokembed" else None,
+            "vocab_size": vocab_size, "special_ids": sorted(int(i) for i in specials if i is not None),
+            "tokenizer": {"file": TOKENIZER_FILE, "type": tokenizer.name, "sha256": digest},
+            "corpus": {"source": corpus, "bytes": nbytes},
+        }
+        atomic_write_json(folder / MANIFEST, manifest)  # last: a folder with a manifest is complete
+        return EncodeSummary(Path(out), format, writer.documents, writer.tokens, nbytes, seconds)
+
+    try:
+        return RunFolder(Path(out)).write(work)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _progress_bar(total: int | None, show: bool) -> Any:
+    if not show:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc="encode", mininterval=0.5,
+                leave=False, disable=None)
