@@ -297,7 +297,8 @@ def test_check_params_reports_every_problem_and_the_cross_check():
 def test_two_bad_values_are_both_reported_by_check_params_and_fit(cls):
     bad = {"max_features": 0, "lowercase": 1}
     assert cls.check_params(bad) == [
-        ("lowercase", f"{cls.name}: lowercase must be true or false, got 1 (use true/false: true where gensim takes 1)"),
+        ("lowercase", f"{cls.name}: lowercase must be true or false, got 1 (use true/false: true where gensim "
+                      "takes 1)"),
         ("max_features", f"{cls.name}: max_features must be an int >= 1 or null, got 0"),
     ]
     with pytest.raises(ParameterError) as info:  # fit: every problem in one error, not the first only
