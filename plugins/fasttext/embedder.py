@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,12 +19,14 @@ import numpy as np
 from tokembed.components import Embedder
 from tokembed.errors import ArtifactError, EmptyVocabularyError, ParameterError, TokembedError
 from tokembed.keyedvectors import KeyedVectors
+from tokembed.params import Boolean, Interval, Options
 from tokembed.sequences import as_token_sequences
 
 __all__ = ["FastTextEmbedder", "Word2VecEmbedder"]
 
-#: Row indices of the input matrix are int32 in the kernels.
-_MAX_ROWS = 2**31 - 1
+#: The kernels count and index with int32 (row indices of the input matrix among them): the bound of the rows and of
+#: the integer parameters.
+_INT_MAX = 2**31 - 1
 
 
 class _SkipGramCBOW(Embedder):
@@ -34,9 +35,26 @@ class _SkipGramCBOW(Embedder):
     fits_on_tokens: ClassVar[bool] = True
     #: ``wv_`` is a FastTextKeyedVectors (unseen words get n-gram vectors, or zeros) rather than KeyedVectors.
     _oov_from_ngrams: ClassVar[bool] = False
-    _param_constraints: ClassVar[dict[str, str]] = {
-        "vector_size": ">= 1", "window": ">= 1", "negative": ">= 0", "sample": ">= 0", "min_count": ">= 1",
-        "max_vocab": ">= 1", "epochs": ">= 1", "alpha": "> 0", "min_alpha": ">= 0",
+    param_constraints: ClassVar[dict[str, Any]] = {
+        # upper bounds: the kernels index with int32/int64 and allocate vector_size per row, so a huge value is
+        # refused before any work instead of overflowing inside a kernel
+        "vector_size": Interval(int, 1, 2**16),
+        "window": Interval(int, 1, _INT_MAX),
+        "sg": Boolean(),
+        "hs": Boolean(),
+        "negative": Interval(int, 0, _INT_MAX),  # and >= 1 without hs (_validate)
+        # counts ** exponent would underflow or overflow every weight beyond (0.75: word2vec's; 0.5: fastText's)
+        "ns_exponent": Interval(float, -10, 10),
+        "sample": Interval(float, 0, None),
+        "min_count": Interval(int, 1, _INT_MAX),
+        "max_vocab": [Interval(int, 1, _INT_MAX), None],
+        "epochs": Interval(int, 1, _INT_MAX),
+        "alpha": [Interval(float, 0, None, closed="neither"), None],
+        "min_alpha": Interval(float, 0, None),  # and <= the starting learning rate (_validate)
+        "shrink_windows": Boolean(),
+        "workers": [Options(-1), Interval(int, 1, 1024)],  # -1: one thread per CPU
+        "seed": Interval(int, 0, 2**63 - 1),
+        "show_progress": Boolean(),
     }
 
     # subclasses: the n-gram settings in force (word2vec: none)
@@ -45,38 +63,13 @@ class _SkipGramCBOW(Embedder):
 
     # -- validation -------------------------------------------------------------------------------------------
     def _validate(self) -> None:
-        name = self.name
-        _int(name, "vector_size", self.vector_size, 1)
-        _int(name, "window", self.window, 1)
-        for flag in ("sg", "hs", "shrink_windows", "show_progress"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise ParameterError(name, flag, f"must be true or false, got {getattr(self, flag)!r}")
-        _int(name, "negative", self.negative, 0)
+        """The rules between parameters, once each satisfies :attr:`param_constraints`."""
         if not self.hs and self.negative < 1:
-            raise ParameterError(name, "negative", "must be >= 1 without hierarchical softmax (hs: true), which "
-                                                   f"is what trains the output layer then; got {self.negative}")
-        _real(name, "ns_exponent", self.ns_exponent)
-        if not -10.0 <= self.ns_exponent <= 10.0:  # counts ** exponent would underflow or overflow every weight
-            raise ParameterError(name, "ns_exponent", f"must be in [-10, 10] (0.75: word2vec's; 0.5: fastText's; 0: "
-                                                      f"uniform), got {self.ns_exponent!r}")
-        _real(name, "sample", self.sample, 0.0)
-        _int(name, "min_count", self.min_count, 1)
-        if self.max_vocab is not None:
-            _int(name, "max_vocab", self.max_vocab, 1)
-        _int(name, "epochs", self.epochs, 1)
-        if self.alpha is not None:
-            _real(name, "alpha", self.alpha, 0.0, strict=True)
-        _real(name, "min_alpha", self.min_alpha, 0.0)
+            raise ParameterError(self.name, "negative", "must be >= 1 without hierarchical softmax (hs: true), which "
+                                                        f"is what trains the output layer then; got {self.negative}")
         if self.min_alpha > self._alpha():
-            raise ParameterError(name, "min_alpha", f"must not exceed the starting learning rate alpha="
-                                                    f"{self._alpha()}; got {self.min_alpha}")
-        if isinstance(self.workers, bool) or not isinstance(self.workers, Integral) or not (
-                self.workers == -1 or 1 <= self.workers <= _HIGH["workers"]):
-            raise ParameterError(name, "workers", f"must be -1 (one thread per CPU) or an int >= 1, got "
-                                                  f"{self.workers!r}")
-        _int(name, "seed", self.seed, 0)
-        if self.seed >= 2**63:
-            raise ParameterError(name, "seed", f"must be below 2**63, got {self.seed}")
+            raise ParameterError(self.name, "min_alpha", f"must not exceed the starting learning rate alpha="
+                                                         f"{self._alpha()}; got {self.min_alpha}")
 
     def _alpha(self) -> float:
         """The starting learning rate: ``alpha``, or 0.025 for skip-gram and 0.05 for CBOW when unset."""
@@ -168,15 +161,14 @@ class _SkipGramCBOW(Embedder):
         """
         from . import training as T
 
-        self._validate()
+        self._validate_params()
         seqs = as_token_sequences(X, what=f"{self.name}.fit")
         minn, maxn, bucket = self._ngram_settings()
-        for attr in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
-            delattr(self, attr)  # fit starts afresh
+        self._reset()  # fit starts afresh
         vocab = T.build_vocabulary(seqs, int(self.min_count), self.max_vocab, self.name)
         V = len(vocab.words)
-        if V + bucket > _MAX_ROWS:
-            raise TokembedError(f"{self.name}: {V:,} words + bucket {bucket:,} rows exceed {_MAX_ROWS:,}; lower "
+        if V + bucket > _INT_MAX:
+            raise TokembedError(f"{self.name}: {V:,} words + bucket {bucket:,} rows exceed {_INT_MAX:,}; lower "
                                 "bucket or max_vocab")
         ids, offsets = T.prepare_corpus(seqs, vocab.token_map)
         del seqs
@@ -401,8 +393,12 @@ class FastTextEmbedder(_SkipGramCBOW):
 
     name: ClassVar[str] = "fasttext"
     _oov_from_ngrams: ClassVar[bool] = True
-    _param_constraints: ClassVar[dict[str, str]] = {**_SkipGramCBOW._param_constraints, "minn": ">= 0",
-                                                    "maxn": ">= 0", "bucket": ">= 0"}
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **_SkipGramCBOW.param_constraints,
+        "minn": Interval(int, 0, _INT_MAX),
+        "maxn": Interval(int, 0, _INT_MAX),  # and >= minn unless 0 (_validate)
+        "bucket": Interval(int, 0, _INT_MAX),  # and >= 1 when n-grams are used (_validate)
+    }
 
     def __init__(
         self,
@@ -448,9 +444,6 @@ class FastTextEmbedder(_SkipGramCBOW):
 
     def _validate(self) -> None:
         super()._validate()
-        _int(self.name, "minn", self.minn, 0)
-        _int(self.name, "maxn", self.maxn, 0)
-        _int(self.name, "bucket", self.bucket, 0)
         if self.maxn > 0 and self.minn > self.maxn:
             raise ParameterError(self.name, "maxn", f"={self.maxn} is below minn={self.minn}: no n-gram length is in "
                                                     "range (set maxn: 0 to train without n-grams)")
@@ -549,25 +542,6 @@ class Word2VecEmbedder(_SkipGramCBOW):
 
 
 # -- helpers ----------------------------------------------------------------------------------------------------
-#: Upper bounds of the integer parameters: the kernels index with int32/int64 and allocate vector_size per row, so a
-#: huge value is refused before any work instead of overflowing inside a kernel.
-_INT_MAX = 2**31 - 1
-_HIGH = {"vector_size": 2**16, "workers": 1024}
-
-
-def _int(name: str, param: str, value: Any, low: int) -> None:
-    high = _HIGH.get(param, _INT_MAX)
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low or value > high:
-        raise ParameterError(name, param, f"must be an int >= {low} and <= {high:,}, got {value!r}")
-
-
-def _real(name: str, param: str, value: Any, low: float | None = None, strict: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ParameterError(name, param, f"must be a finite number, got {value!r}")
-    if low is not None and (value <= low if strict else value < low):
-        raise ParameterError(name, param, f"must be {'>' if strict else '>='} {low}, got {value!r}")
-
-
 def _ngrams_of_length(n_chars: int, minn: int, maxn: int, bucket: int) -> int:
     """N-grams of a word of ``n_chars`` code points (``n_chars + 2`` with the boundary marks)."""
     if bucket < 1 or maxn < max(minn, 1):

@@ -9,13 +9,13 @@ from __future__ import annotations
 import base64
 import inspect
 import math
-from numbers import Integral, Real
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from tokembed.components import Embedder
 from tokembed.errors import ParameterError, TokembedError
+from tokembed.params import Boolean, Interval, Options, parameter_errors
 
 __all__ = ["SinusoidalEmbedder", "sinusoidal_table"]
 
@@ -23,6 +23,8 @@ __all__ = ["SinusoidalEmbedder", "sinusoidal_table"]
 BASE = 10000.0
 
 _LAYOUTS = ("interleaved", "concat")
+#: The parameters of the positional table, declared once for :func:`sinusoidal_table` and the embedder.
+_TABLE_PARAMS = {"d_model": Interval(int, 1, None), "max_len": Interval(int, 1, None), "layout": Options(*_LAYOUTS)}
 
 
 def sinusoidal_table(max_len: int, d_model: int, layout: str = "interleaved") -> np.ndarray:
@@ -57,16 +59,17 @@ def sinusoidal_table(max_len: int, d_model: int, layout: str = "interleaved") ->
 
     Raises
     ------
-    TokembedError
-        If ``max_len`` or ``d_model`` is not an int >= 1, or ``layout`` is unknown.
+    ParameterError
+        (a ``TokembedError``) If ``max_len`` or ``d_model`` is not an int >= 1, or ``layout`` is unknown (every
+        problem in one error).
 
     References
     ----------
     Vaswani et al., "Attention is all you need", NeurIPS 2017, section 3.5.
     """
-    _check_int("max_len", max_len, 1)
-    _check_int("d_model", d_model, 1)
-    _check_layout(layout)
+    errors = parameter_errors("sinusoidal", _TABLE_PARAMS, {"max_len": max_len, "d_model": d_model, "layout": layout})
+    if errors:
+        raise ParameterError.of_all(errors)
     max_len, d_model = int(max_len), int(d_model)
     n_sin, n_cos = (d_model + 1) // 2, d_model // 2
     # 2i for i = 0 .. n_sin - 1, i.e. the even column indices of the interleaved layout
@@ -146,6 +149,14 @@ class SinusoidalEmbedder(Embedder):
     #: Not trained on data: the tables depend only on the parameters and ``seed``.
     fits_on_tokens: ClassVar[bool] = False
     input_length_param: ClassVar[str] = "max_len"
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **_TABLE_PARAMS,
+        "scale_embeddings": Boolean(),
+        "dropout": Interval(float, 0, 1, closed="left"),
+        "seed": Interval(int, 0, None),
+        "vocab_size": [Interval(int, 1, None), None],  # None until a recipe run passes the tokenizer's; fit needs it
+        "padding_idx": [Interval(int, 0, None), None],  # and < vocab_size (_validate)
+    }
 
     def __init__(
         self,
@@ -213,36 +224,18 @@ class SinusoidalEmbedder(Embedder):
         return problems
 
     # -- validation -------------------------------------------------------------------------------------------
-    @classmethod
-    def check_params(cls, params: dict[str, Any]) -> list[tuple[str | None, str]]:
-        """As :meth:`tokembed.Component.check_params`; ``vocab_size`` may still be unset (a run passes the
-        tokenizer's)."""
-        if params.get("vocab_size") is None:
-            params = {**params, "vocab_size": max(2**31 - 1, (params.get("padding_idx") or 0) + 1)}
-        return super().check_params(params)
-
     def _validate(self) -> None:
-        _check_int("d_model", self.d_model, 1)
-        _check_int("max_len", self.max_len, 1)
-        _check_layout(self.layout)
-        if not isinstance(self.scale_embeddings, (bool, np.bool_)):
-            raise ParameterError("sinusoidal", "scale_embeddings", f"must be true or false, got {self.scale_embeddings!r}")
-        if (
-            isinstance(self.dropout, (bool, np.bool_))
-            or not isinstance(self.dropout, Real)
-            or not 0.0 <= float(self.dropout) < 1.0
-        ):
-            raise ParameterError("sinusoidal", "dropout", f"must be a number with 0 <= dropout < 1, got {self.dropout!r}")
-        _check_int("seed", self.seed, 0)
+        """The rule between parameters: ``padding_idx`` is a row of the token table. An unset ``vocab_size`` (a
+        recipe run passes the tokenizer's) is left to :meth:`_require_vocab_size`, so ``tokembed validate`` does not
+        report it."""
+        if self.padding_idx is not None and self.vocab_size is not None and self.padding_idx >= self.vocab_size:
+            raise ParameterError("sinusoidal", "padding_idx",
+                                 f"={self.padding_idx} is outside the vocabulary [0, {self.vocab_size})")
+
+    def _require_vocab_size(self) -> None:
         if self.vocab_size is None:
             raise ParameterError("sinusoidal", "vocab_size", "is required (the number of token ids; a recipe run "
                                  "passes the tokenizer's vocabulary size), got None")
-        _check_int("vocab_size", self.vocab_size, 1)
-        if self.padding_idx is not None:
-            _check_int("padding_idx", self.padding_idx, 0)
-            if self.padding_idx >= self.vocab_size:
-                raise ParameterError("sinusoidal", "padding_idx",
-                                     f"={self.padding_idx} is outside the vocabulary [0, {self.vocab_size})")
 
     # -- fitting ----------------------------------------------------------------------------------------------
     # -- contract suite (tokembed.testing) -------------------------------------------------------------------
@@ -275,7 +268,8 @@ class SinusoidalEmbedder(Embedder):
             If a parameter is invalid (``d_model`` or ``max_len`` < 1, ``dropout`` outside [0, 1), ``vocab_size``
             missing or < 1, ``padding_idx`` outside [0, vocab_size), unknown ``layout``, negative ``seed``).
         """
-        self._validate()
+        self._validate_params()
+        self._require_vocab_size()
         d, v = int(self.d_model), int(self.vocab_size)
         rng = np.random.default_rng(int(self.seed))
         table = rng.normal(0.0, d ** -0.5, size=(v, d)).astype(np.float32)
@@ -422,7 +416,8 @@ class SinusoidalEmbedder(Embedder):
 
     def _set_state(self, state: dict[str, Any]) -> None:
         try:
-            self._validate()
+            self._validate_params()
+            self._require_vocab_size()
         except TokembedError as exc:  # reported by Component.from_dict as a broken artifact
             raise ValueError(f"invalid parameters: {exc}") from None
         entry = state["token_table"]
@@ -437,13 +432,3 @@ class SinusoidalEmbedder(Embedder):
             raise ValueError(f"token_table holds {len(raw)} bytes, expected {4 * shape[0] * shape[1]}")
         table = np.frombuffer(raw, dtype="<f4").reshape(shape).astype(np.float32)  # native order, writable copy
         self._set_tables(table)
-
-
-def _check_int(name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < minimum:
-        raise ParameterError("sinusoidal", name, f"must be an int >= {minimum}, got {value!r}")
-
-
-def _check_layout(layout: Any) -> None:
-    if layout not in _LAYOUTS:
-        raise ParameterError("sinusoidal", "layout", f"must be one of {', '.join(map(repr, _LAYOUTS))}, got {layout!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any, ClassVar, Literal
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from tokembed.components import Vectorizer
 from tokembed.errors import ParameterError, TokembedError
+from tokembed.params import Interval, Options, parameter_errors
 
 from ._linalg import Operator, dense_svd, flip_signs, randomized_svd
 
@@ -18,6 +18,8 @@ __all__ = ["TruncatedSVD", "SIGN_TIE_RTOL"]
 #: Entries whose magnitude is within this relative distance of a component's largest are near-ties for the sign
 #: rule: the first of them (lowest feature index) is made positive.
 SIGN_TIE_RTOL = 1e-6
+#: The options of :meth:`TruncatedSVD.word_vectors`, declared as the parameters are.
+_WORD_VECTORS_OPTIONS = {"weight": Interval(float, 0, None)}
 
 
 class TruncatedSVD(Vectorizer):
@@ -94,8 +96,15 @@ class TruncatedSVD(Vectorizer):
 
     name: ClassVar[str] = "svd"
     input_kind: ClassVar[str] = "matrix"
-    _param_constraints: ClassVar[dict[str, str]] = {"n_components": ">= 1", "n_iter": ">= 0",
-                                                    "n_oversamples": ">= 0", "tol": ">= 0"}
+    param_constraints: ClassVar[dict[str, Any]] = {
+        "n_components": Interval(int, 1, None),  # and <= min(n_samples, n_features) of the fitted matrix (fit)
+        "algorithm": Options("randomized", "arpack"),
+        "n_iter": Interval(int, 0, None),
+        "n_oversamples": Interval(int, 0, None),
+        "power_iteration_normalizer": Options("auto", "QR", "LU", "none"),
+        "tol": Interval(float, 0, None),
+        "seed": Interval(int, 0, None),  # numpy.random.default_rng takes any int >= 0
+    }
 
     def __init__(
         self,
@@ -114,23 +123,6 @@ class TruncatedSVD(Vectorizer):
         self.power_iteration_normalizer = power_iteration_normalizer
         self.tol = tol
         self.seed = seed
-
-    # -- parameters ---------------------------------------------------------------------------------------------
-    def _validate(self) -> None:
-        for param, low in (("n_components", 1), ("n_iter", 0), ("n_oversamples", 0)):
-            value = getattr(self, param)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ParameterError(self.name, param, f"must be an int >= {low}, got {value!r}")
-        if self.algorithm not in ("randomized", "arpack"):
-            raise ParameterError(self.name, "algorithm", f"must be 'randomized' or 'arpack', got {self.algorithm!r}")
-        if self.power_iteration_normalizer not in ("auto", "QR", "LU", "none"):
-            raise ParameterError(self.name, "power_iteration_normalizer",
-                                 f"must be 'auto', 'QR', 'LU' or 'none', got {self.power_iteration_normalizer!r}")
-        tol = self.tol
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
-            raise ParameterError(self.name, "tol", f"must be a float >= 0, got {tol!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ParameterError(self.name, "seed", f"must be an int >= 0, got {self.seed!r}")
 
     # -- input --------------------------------------------------------------------------------------------------
     def _matrix(self, X: Any, what: str) -> tuple[Operator, list[str] | None]:
@@ -183,9 +175,8 @@ class TruncatedSVD(Vectorizer):
         return self._project(op)
 
     def _fit(self, X: Any) -> Operator:
-        self._validate()
-        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
-            delattr(self, key)
+        self._validate_params()
+        self._reset()
         op, keys = self._matrix(X, "fit")
         m, n = op.shape
         k = int(self.n_components)
@@ -294,9 +285,9 @@ class TruncatedSVD(Vectorizer):
             If ``keys`` does not hold one distinct str per row.
         """
         self._check_is_fitted()
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
-                or weight < 0:
-            raise ParameterError(self.name, "weight", f"must be a finite float >= 0, got {weight!r}")
+        errors = parameter_errors(self.name, _WORD_VECTORS_OPTIONS, {"weight": weight})
+        if errors:
+            raise ParameterError.of_all(errors)
         vectors = (self.left_singular_vectors_.astype(np.float64) * self.singular_values_ ** float(weight))
         vectors = vectors.astype(np.float32)
         keys = self.row_keys_ if keys is None else list(keys)

@@ -111,31 +111,28 @@ def term_occurrences(seqs: TokenSequences, ngram_range: tuple[int, int]
 
 
 def read_word_list(name: str, param: str, value: Any) -> list[str]:
-    """A list of words from a parameter given as a list of str or as a file path (UTF-8, one word per line, blank
-    lines skipped, surrounding whitespace stripped).
+    """A list of words from a parameter given as a file path (UTF-8, one word per line, blank lines skipped,
+    surrounding whitespace stripped) or as words (a list, tuple or set of str, as its declaration allows; a set is
+    sorted).
 
     Raises
     ------
     ParameterError
-        If the value is neither, the file cannot be read, or an entry is not a str.
+        If the file cannot be read as UTF-8 text, or holds a NUL byte (a binary file).
     """
-    if isinstance(value, (str, Path)):
-        path = Path(value)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ParameterError(name, param, f": no file {str(path)!r} (give a list of words, or a file with one "
-                                              "word per line)") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ParameterError(name, param, f": cannot read {str(path)!r} as UTF-8 text ({exc})") from None
-        if "\x00" in text:  # valid UTF-8, never a word list: a binary file
-            raise ParameterError(name, param, f": {str(path)!r} holds a NUL byte at character {text.index(chr(0))}: "
-                                              "a binary file, not a word list") from None
-        return [line.strip() for line in text.splitlines() if line.strip()]
-    if isinstance(value, (list, tuple, set, frozenset)):
-        words = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
-        bad = [w for w in words if not isinstance(w, str)]
-        if bad:
-            raise ParameterError(name, param, f"must hold str only, got {bad[0]!r}")
-        return words
-    raise ParameterError(name, param, f"must be a list of words or a file path, got {type(value).__name__}")
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    path = Path(value)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParameterError(name, param, f": no file {str(path)!r} (give a list of words, or a file with one "
+                                          "word per line)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParameterError(name, param, f": cannot read {str(path)!r} as UTF-8 text ({exc})") from None
+    if "\x00" in text:  # valid UTF-8, never a word list: a binary file
+        raise ParameterError(name, param, f": {str(path)!r} holds a NUL byte at character {text.index(chr(0))}: "
+                                          "a binary file, not a word list") from None
+    return [line.strip() for line in text.splitlines() if line.strip()]

@@ -8,29 +8,95 @@ import numpy as np
 
 from tokembed.components import Vectorizer
 from tokembed.errors import CorpusError, EmptyVocabularyError, ParameterError, TokembedError
+from tokembed.params import Boolean, Constraint, Interval, ListOf, MappingOf, Options, PathLike, Text
 from tokembed.sequences import TokenSequences
 
 from . import _analysis, _stats
 
-FLOAT_DTYPES = ("float64", "float32")
-INT_DTYPES = ("int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
+#: ``dtype`` of ``tfidf`` (its values are floats), and of ``bow`` and ``onehot`` (counts: any float or integer dtype)
+FLOAT_DTYPE = Options("float64", "float32")
+ANY_DTYPE = Options(*FLOAT_DTYPE.values, "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+class PreTokenizerSpec(Constraint):
+    """A pre-tokenizer spec that :func:`tokembed.text.build_pre_tokenizer` builds: the names and the rules of a spec
+    live there, and its refusal (an unknown name with the nearest one, a regex that does not compile) is the advice
+    of the message."""
+
+    hint = Any
+
+    def accepts(self, value: Any) -> bool:
+        return value is not None and self._refusal(value) is None
+
+    def describe(self) -> str:
+        return "a pre-tokenizer spec"
+
+    def advice(self, value: Any) -> str:
+        refusal = self._refusal(value)
+        return f" ({refusal})" if refusal else ""
+
+    @staticmethod
+    def _refusal(value: Any) -> str | None:
+        from tokembed.text import build_pre_tokenizer
+
+        try:
+            build_pre_tokenizer(value)
+        except TokembedError as exc:
+            return str(exc)
+        return None
 
 
-def _is_float(value: Any) -> bool:
-    return isinstance(value, (float, np.floating))
+class Words(Constraint):
+    """Words given in the parameter itself: a list or tuple of str (a set too with ``sets``, for ``stop_words``)."""
+
+    hint = list[str]
+
+    def __init__(self, *, sets: bool = False):
+        self.types = (list, tuple, set, frozenset) if sets else (list, tuple)
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, self.types) and all(isinstance(w, str) for w in value)
+
+    def describe(self) -> str:
+        return "a list of str"
+
+
+class DocumentFrequency(Interval):
+    """``min_df`` / ``max_df``: an :class:`~tokembed.params.Interval` whose message says what the number means (a
+    share of the documents is a float, a number of them an int)."""
+
+    def __init__(self, type: type, low: float, high: float | None, meaning: str):
+        super().__init__(type, low, high, integers=False)
+        self.meaning = meaning
+
+    def describe(self) -> str:
+        return f"{self.meaning} ({'a float' if self.type is float else 'an int'} {self.bounds()})"
+
+
+#: ``min_df`` / ``max_df``: a share of the documents (a float, so ``1.0`` is every document) or a number of them
+#: (an int: ``1`` is one document); ``0``, no number of documents, is refused with the advice to write ``0.0``.
+_DOCUMENT_FREQUENCY = [DocumentFrequency(float, 0, 1, "a share of the documents"),
+                       DocumentFrequency(int, 1, None, "a number of documents")]
+#: The parameters every term vectorizer has, declared once; a subclass adds its own (``binary``, ``dtype``, ...).
+SHARED_CONSTRAINTS: dict[str, Any] = {
+    "lowercase": Boolean(),
+    "pre_tokenizer": [PreTokenizerSpec(), None],  # None: each document is one token
+    "stop_words": [Words(sets=True), PathLike(), None],  # a file is read by _validate
+    "ngram_range": ListOf(Interval(int, 1, None), length=2),  # and min_n <= max_n (_validate)
+    "min_df": _DOCUMENT_FREQUENCY,
+    "max_df": _DOCUMENT_FREQUENCY,  # and min_df <= max_df (_stats.document_range)
+    "max_features": [Interval(int, 1, None), None],
+    # a fixed vocabulary: terms in column order, a mapping term -> column (exactly 0 .. n-1: _validate) or a file
+    "vocabulary": [Words(), MappingOf(Text(nonempty=False), Interval(int, 0, None)), PathLike(), None],
+}
 
 
 class TermVectorizer(Vectorizer):
     """Base of ``bow``, ``tfidf`` and ``onehot``; not registered. Subclasses define ``__init__`` (their parameters,
-    a subset of the ones read here) and ``_output``."""
+    a subset of the ones read here), ``param_constraints`` (:data:`SHARED_CONSTRAINTS` and their own) and
+    ``_output``."""
 
     path_params: ClassVar[tuple[str, ...]] = ("stop_words", "vocabulary")
-    #: dtypes the ``dtype`` parameter accepts
-    _dtypes: ClassVar[tuple[str, ...]] = FLOAT_DTYPES + INT_DTYPES
     #: whether the terms are token n-grams (``ngram_range`` is a parameter)
     _ngrams: ClassVar[bool] = True
 
@@ -39,65 +105,27 @@ class TermVectorizer(Vectorizer):
         return tuple(self.ngram_range) if self._ngrams else (1, 1)  # type: ignore[attr-defined]
 
     def _validate(self) -> None:
-        """The checks ``fit`` starts with; each problem is a :class:`ParameterError` naming its parameter."""
+        """The rules between parameters and the ones that read the word-list files, once every parameter satisfies
+        its declaration; each problem is a :class:`ParameterError` naming its parameter."""
         name = self.name
-        for param in ("lowercase", "binary", "use_idf", "smooth_idf", "sublinear_tf"):
-            if hasattr(self, param) and not isinstance(getattr(self, param), bool):
-                raise ParameterError(name, param, f"must be true or false, got {getattr(self, param)!r}")
-        self._pre_tokenizer()
-        if self._ngrams:
-            ngram = self.ngram_range
-            if not (isinstance(ngram, (tuple, list)) and len(ngram) == 2 and all(_is_int(v) for v in ngram)):
-                raise ParameterError(name, "ngram_range", f"must be a pair of ints (min_n, max_n), got {ngram!r}")
-            if not 1 <= ngram[0] <= ngram[1]:
-                raise ParameterError(name, "ngram_range", f"must satisfy 1 <= min_n <= max_n, got {tuple(ngram)!r}")
-        for param in ("min_df", "max_df"):
-            value = getattr(self, param)
-            if _is_int(value):
-                if value < 1:
-                    raise ParameterError(name, param, f"={value!r}: an int counts documents and must be >= 1 (a "
-                                                      "share of documents is a float in [0, 1])")
-            elif _is_float(value):
-                if not 0.0 <= value <= 1.0:
-                    raise ParameterError(name, param, f"={value!r}: a float is a share of documents and must be "
-                                                      "in [0, 1] (a number of documents is an int)")
-            else:
-                raise ParameterError(name, param, f"must be an int (documents) or a float in [0, 1] (a share of "
-                                                  f"documents), got {value!r}")
-        if self.max_features is not None and (not _is_int(self.max_features) or self.max_features < 1):
-            raise ParameterError(name, "max_features", f"must be an int >= 1 or null, got {self.max_features!r}")
+        if self._ngrams and self.ngram_range[0] > self.ngram_range[1]:
+            raise ParameterError(name, "ngram_range", f"must satisfy min_n <= max_n, got {tuple(self.ngram_range)!r}")
         if self.stop_words is not None:
             _analysis.read_word_list(name, "stop_words", self.stop_words)
         if self.vocabulary is not None:
             _stats.fixed_vocabulary(name, self.vocabulary, _analysis.read_word_list)
-        if not isinstance(self.dtype, str) or self.dtype not in self._dtypes:
-            raise ParameterError(name, "dtype", f"must be one of {', '.join(self._dtypes)}, got {self.dtype!r}")
-        self._validate_more()
         # last: a problem of no single parameter ends check_params' search for more
-        if _is_int(self.min_df) and _is_int(self.max_df) and self.min_df > self.max_df:
-            raise ParameterError(name, None, f"min_df={self.min_df} is above max_df={self.max_df}: no term can be in "
-                                             f"at least {self.min_df} and at most {self.max_df} documents")
-        if _is_float(self.min_df) and _is_float(self.max_df) and self.min_df > self.max_df:
-            raise ParameterError(name, None, f"min_df={self.min_df!r} is above max_df={self.max_df!r}: no term can be "
-                                             f"in at least {self.min_df:.0%} and at most {self.max_df:.0%} of the "
-                                             "documents")
-
-    def _validate_more(self) -> None:
-        """Hook: a subclass's own parameter checks (before the cross-parameter check)."""
+        _stats.document_range(name, self.min_df, self.max_df)
 
     def _pre_tokenizer(self) -> Any:
         from tokembed.text import build_pre_tokenizer
 
-        try:
-            return build_pre_tokenizer(self.pre_tokenizer)
-        except TokembedError as exc:
-            raise ParameterError(self.name, "pre_tokenizer", f": {exc}") from None
+        return build_pre_tokenizer(self.pre_tokenizer)
 
     # -- fitting ------------------------------------------------------------------------------------------------
     def _start(self) -> None:
-        """Forget what was learned and read the word lists (after ``_validate``)."""
-        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
-            delattr(self, key)
+        """Forget what was learned and read the word lists (after ``_validate_params``)."""
+        self._reset()
         self._counts = _stats.TermCounts()
         self._stop_list = sorted(set(_analysis.read_word_list(self.name, "stop_words", self.stop_words))) \
             if self.stop_words is not None else []
@@ -166,7 +194,7 @@ class TermVectorizer(Vectorizer):
     def _fit_sequences(self, X: Any, raw: bool = False, sort_names: bool = False) -> TokenSequences:
         """Fit on ``X`` (``raw``: it was split from raw text already); return its token sequences (stop words
         dropped). With ``sort_names``, keep the counts' CSR arrays (columns in term-name order) in ``_fit_csr``."""
-        self._validate()
+        self._validate_params()
         self._start()
         self._saw_raw = raw
         seqs = self._sequences(X, fitting=True)
@@ -201,7 +229,7 @@ class TermVectorizer(Vectorizer):
             if self.is_fitted():
                 raise TokembedError(f"{self.name}: this vectorizer was loaded from an artifact, which keeps the "
                                     "selected vocabulary but not the counts partial_fit adds to; fit it again")
-            self._validate()
+            self._validate_params()
             self._start()
         seqs = self._sequences(X, fitting=True)
         self._learn(seqs)
@@ -225,14 +253,14 @@ class TermVectorizer(Vectorizer):
         and the number of documents, partial counts that merge (the corpus-statistics engine counts partitions
         with it; :meth:`fit_counts` selects the vocabulary from the merged counts, as :meth:`fit` does)."""
         work = type(self)(**self.get_params())  # this instance is left as it is: threads count parts at once
-        work._validate()
+        work._validate_params()
         work._start()
         work._learn(work._sequences(X, fitting=True))
         return _PartialTerms(work._counts, work._saw_raw, work._saw_token)
 
     def fit_counts(self, counts: "_PartialTerms") -> "TermVectorizer":
         """Select the vocabulary (and the weights) from the merged :meth:`partial_counts` of the corpus."""
-        self._validate()
+        self._validate_params()
         self._start()
         if counts.terms.n_docs == 0:
             raise CorpusError(f"{self.name}: fit got no document")

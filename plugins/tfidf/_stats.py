@@ -71,6 +71,39 @@ def _doc_count(value: int | float, n_docs: int) -> float:
     return float(value) if isinstance(value, (int, np.integer)) else float(value) * n_docs
 
 
+def document_range(name: str, min_df: int | float, max_df: int | float,
+                   n_docs: int | None = None) -> tuple[float, float]:
+    """``min_df`` and ``max_df`` in documents of a corpus of ``n_docs`` (the rule ``min_df <= max_df``, kept here
+    only). Without ``n_docs`` (before any document is counted) the rule is decided where it does not depend on the
+    corpus: two ints (numbers of documents) or two floats (shares); an int and a float are compared by ``fit``.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        The bounds in documents (in shares without ``n_docs`` when both are floats); ``(0, inf)`` when undecided.
+
+    Raises
+    ------
+    ParameterError
+        (about no single parameter) If ``min_df`` is above ``max_df``, naming both and what they keep.
+    """
+    if n_docs is None:
+        if isinstance(min_df, (int, np.integer)) != isinstance(max_df, (int, np.integer)):
+            return 0.0, float("inf")  # 0.5 of the documents against 2 of them: depends on how many there are
+        low, high = float(min_df), float(max_df)
+        if high < low:
+            kept = (f"{low:g} and at most {_docs(high)}" if isinstance(min_df, (int, np.integer))
+                    else f"{low:.0%} and at most {high:.0%} of the documents")
+            raise ParameterError(name, None, f"min_df={min_df!r} is above max_df={max_df!r}: no term can be in at "
+                                             f"least {kept}; lower min_df or raise max_df")
+        return low, high
+    low, high = _doc_count(min_df, n_docs), _doc_count(max_df, n_docs)
+    if high < low:
+        raise ParameterError(name, None, f"min_df={min_df!r} ({_docs(low)} of {n_docs}) is above max_df={max_df!r} "
+                                         f"({_docs(high)}): no term can pass both; lower min_df or raise max_df")
+    return low, high
+
+
 def select_vocabulary(name: str, counts: TermCounts, min_df: int | float, max_df: int | float,
                       max_features: int | None) -> tuple[list[str], np.ndarray]:
     """The selected terms sorted by name, and their document frequencies.
@@ -97,10 +130,7 @@ def select_vocabulary(name: str, counts: TermCounts, min_df: int | float, max_df
         names = [n for n, s in zip(names, seen.tolist()) if s]
         df, tf = df[seen], tf[seen]
     n_docs = counts.n_docs
-    low, high = _doc_count(min_df, n_docs), _doc_count(max_df, n_docs)
-    if high < low:
-        raise ParameterError(name, None, f"min_df={min_df!r} ({_docs(low)} of {n_docs}) is above max_df={max_df!r} "
-                                         f"({_docs(high)}): no term can pass both; lower min_df or raise max_df")
+    low, high = document_range(name, min_df, max_df, n_docs)
     keep = (df >= low) & (df <= high)
     if not keep.any():
         lows, highs = df >= low, df <= high
@@ -135,13 +165,10 @@ def fixed_vocabulary(name: str, vocabulary: Any, read_list: Any) -> list[str]:
     ParameterError
         If it is empty, holds a term twice, or a mapping's columns are not ``0 .. n-1``.
     """
-    if isinstance(vocabulary, dict):
+    if isinstance(vocabulary, dict):  # str -> int >= 0, as declared
         terms = list(vocabulary)
         cols = list(vocabulary.values())
-        if any(not isinstance(t, str) for t in terms):
-            raise ParameterError(name, "vocabulary", "must map str terms to columns")
-        if any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) for c in cols) \
-                or sorted(int(c) for c in cols) != list(range(len(cols))):
+        if sorted(int(c) for c in cols) != list(range(len(cols))):
             raise ParameterError(name, "vocabulary", f"columns must be exactly 0 .. {len(cols) - 1}, each once")
         out = [""] * len(terms)
         for t, c in zip(terms, cols):

@@ -10,7 +10,7 @@ import numpy as np
 
 from tokembed.errors import ArtifactError
 
-from ._base import TermVectorizer
+from ._base import ANY_DTYPE, SHARED_CONSTRAINTS, TermVectorizer
 
 __all__ = ["OneHotVectorizer", "save_onehot", "load_onehot"]
 
@@ -46,6 +46,8 @@ class OneHotVectorizer(TermVectorizer):
     name: ClassVar[str] = "onehot"
     output_rows: ClassVar[Literal["documents", "tokens", "vocabulary"]] = "tokens"
     _ngrams: ClassVar[bool] = False
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **{k: v for k, v in SHARED_CONSTRAINTS.items() if k != "ngram_range"}, "dtype": ANY_DTYPE}
 
     def __init__(
         self,
@@ -72,7 +74,7 @@ class OneHotVectorizer(TermVectorizer):
         """``fit(X).transform(X, return_offsets)``, with raw documents split once."""
         from . import _analysis
 
-        self._validate()
+        self._validate_params()
         seqs, raw = _analysis.to_sequences(self.name, X, self._pre_tokenizer(), self.lowercase)
         self._fit_sequences(seqs, raw)
         return self.transform(seqs, return_offsets=return_offsets)

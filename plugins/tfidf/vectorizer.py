@@ -7,7 +7,9 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ._base import FLOAT_DTYPES, TermVectorizer
+from tokembed.params import Boolean, Options
+
+from ._base import ANY_DTYPE, FLOAT_DTYPE, SHARED_CONSTRAINTS, TermVectorizer
 
 __all__ = ["BagOfWords", "TfidfVectorizer"]
 
@@ -69,6 +71,8 @@ class BagOfWords(TermVectorizer):
     """
 
     name: ClassVar[str] = "bow"
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **SHARED_CONSTRAINTS, "binary": Boolean(), "dtype": ANY_DTYPE}
 
     def __init__(
         self,
@@ -163,7 +167,9 @@ class TfidfVectorizer(BagOfWords):
     """
 
     name: ClassVar[str] = "tfidf"
-    _dtypes: ClassVar[tuple[str, ...]] = FLOAT_DTYPES
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **SHARED_CONSTRAINTS, "binary": Boolean(), "dtype": FLOAT_DTYPE, "norm": [Options("l2", "l1"), None],
+        "use_idf": Boolean(), "smooth_idf": Boolean(), "sublinear_tf": Boolean()}
 
     def __init__(
         self,
@@ -196,12 +202,6 @@ class TfidfVectorizer(BagOfWords):
         self.use_idf = use_idf
         self.smooth_idf = smooth_idf
         self.sublinear_tf = sublinear_tf
-
-    def _validate_more(self) -> None:
-        if self.norm not in ("l2", "l1", None):
-            from tokembed.errors import ParameterError
-
-            raise ParameterError(self.name, "norm", f"must be 'l2', 'l1' or null, got {self.norm!r}")
 
     def _set_weights(self, df: np.ndarray, n_docs: int) -> None:
         if not self.use_idf:

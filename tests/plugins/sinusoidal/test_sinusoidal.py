@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tokembed import build_registry
-from tokembed.errors import ArtifactError, NotFittedError, TokembedError
+from tokembed.errors import ArtifactError, NotFittedError, ParameterError, TokembedError
 from tokembed.plugins.sinusoidal.embedder import SinusoidalEmbedder, sinusoidal_table
 
 
@@ -165,9 +165,9 @@ def test_not_fitted():
         ({"d_model": 0}, "d_model must be an int >= 1, got 0"),
         ({"d_model": 4.0}, "d_model must be an int"),
         ({"max_len": 0}, "max_len must be an int >= 1, got 0"),
-        ({"dropout": 1.0}, r"0 <= dropout < 1, got 1.0"),
-        ({"dropout": -0.1}, r"0 <= dropout < 1"),
-        ({"dropout": float("nan")}, r"0 <= dropout < 1"),
+        ({"dropout": 1.0}, r"dropout must be a number in \[0, 1\), got 1.0"),
+        ({"dropout": -0.1}, r"dropout must be a number in \[0, 1\), got -0.1"),
+        ({"dropout": float("nan")}, r"dropout must be a number in \[0, 1\), got nan"),
         ({"vocab_size": None}, "vocab_size is required"),
         ({"vocab_size": 0}, "vocab_size must be an int >= 1"),
         ({"padding_idx": 10}, r"padding_idx=10 is outside the vocabulary \[0, 10\)"),
@@ -181,6 +181,30 @@ def test_fit_validates_parameters(params, message):
     base = {"d_model": 4, "max_len": 8, "vocab_size": 10}
     with pytest.raises(TokembedError, match=message):
         SinusoidalEmbedder(**{**base, **params}).fit()
+
+
+def test_two_bad_values_are_both_reported():
+    bad = {"d_model": 0, "dropout": 1.0}
+    assert SinusoidalEmbedder.check_params(bad) == [
+        ("d_model", "sinusoidal: d_model must be an int >= 1, got 0"),
+        ("dropout", "sinusoidal: dropout must be a number in [0, 1), got 1.0"),
+    ]
+    with pytest.raises(ParameterError) as info:  # fit: every problem in one error
+        SinusoidalEmbedder(vocab_size=10, **bad).fit()
+    assert [e.param for e in info.value.errors] == ["d_model", "dropout"]
+    # the positional table alone is checked by the same declarations
+    with pytest.raises(ParameterError, match=r"^sinusoidal: 2 invalid parameters: d_model must be an int >= 1, got "
+                                             r"0; layout must be one of 'interleaved', 'concat', got 'sincos'$"):
+        sinusoidal_table(4, 0, "sincos")
+
+
+def test_an_unset_vocab_size_waits_for_the_run_but_bounds_padding_idx_once_set():
+    # a recipe run passes the tokenizer's vocab_size: validate reports nothing without it, fit requires it
+    assert SinusoidalEmbedder.check_params({"padding_idx": 3}) == []
+    assert SinusoidalEmbedder.check_params({"padding_idx": 3, "vocab_size": 3}) == [
+        ("padding_idx", "sinusoidal: padding_idx=3 is outside the vocabulary [0, 3)")]
+    with pytest.raises(ParameterError, match="vocab_size is required"):
+        SinusoidalEmbedder(padding_idx=3).fit()
 
 
 def test_params_are_stored_unchanged_and_fit_ignores_x():

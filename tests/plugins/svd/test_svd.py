@@ -202,6 +202,39 @@ def test_parameter_problems(params, param):
     assert [p for p, _ in TruncatedSVD.check_params(params)] == [param]
 
 
+def test_two_bad_values_are_both_reported(fruit):
+    bad = {"algorithm": "lanczos", "tol": float("nan")}
+    assert TruncatedSVD.check_params(bad) == [
+        ("algorithm", "svd: algorithm must be one of 'randomized', 'arpack', got 'lanczos'"),
+        ("tol", "svd: tol must be a number >= 0, got nan"),
+    ]
+    with pytest.raises(ParameterError) as info:  # fit: every problem in one error
+        TruncatedSVD(n_components=1, **bad).fit(fruit)
+    assert [e.param for e in info.value.errors] == ["algorithm", "tol"]
+
+
+def test_word_vectors_weight_is_checked_by_its_declaration(fruit):
+    svd = TruncatedSVD(n_components=1).fit(fruit)
+    for weight in (-1, float("inf"), True):
+        with pytest.raises(ParameterError) as info:
+            svd.word_vectors(weight=weight)
+        assert info.value.param == "weight" and str(info.value).startswith(
+            f"svd: weight must be a number >= 0, got {weight!r}")
+
+
+def test_clone_and_a_pipeline_after_tfidf(fruit):
+    sklearn_base = pytest.importorskip("sklearn.base")
+    from sklearn.pipeline import Pipeline
+
+    svd = TruncatedSVD(n_components=2, algorithm="arpack", seed=3).fit(fruit)
+    copy = sklearn_base.clone(svd)
+    assert type(copy) is TruncatedSVD and not copy.is_fitted()
+    assert copy.get_params() == {**TruncatedSVD().get_params(), "n_components": 2, "algorithm": "arpack", "seed": 3}
+    # raw text -> tfidf -> svd in one Pipeline: the same rows as the two steps run by hand
+    piped = Pipeline([("tfidf", TfidfVectorizer()), ("svd", copy)]).fit_transform(FRUIT)
+    np.testing.assert_array_equal(piped, TruncatedSVD(n_components=2, algorithm="arpack", seed=3).fit_transform(fruit))
+
+
 # -- kernels and helpers ---------------------------------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(m=st.integers(1, 8), n=st.integers(1, 8), w=st.integers(1, 4), density=st.floats(0, 1), seed=st.integers(0, 99))

@@ -284,8 +284,48 @@ def test_check_params_reports_every_problem_and_the_cross_check():
     problems = BagOfWords.check_params({"min_df": 0, "max_features": -1, "dtype": "complex"})
     assert [p for p, _ in problems] == ["min_df", "max_features", "dtype"]
     assert BagOfWords.check_params({"min_df": 3, "max_df": 2}) == [
-        (None, "bow: min_df=3 is above max_df=2: no term can be in at least 3 and at most 2 documents")]
+        (None, "bow: min_df=3 is above max_df=2: no term can be in at least 3 and at most 2 documents; lower min_df "
+               "or raise max_df")]
     # two shares: impossible whatever the number of documents (0.9 n > 0.1 n), so known before any
     assert BagOfWords.check_params({"min_df": 0.9, "max_df": 0.1}) == [
-        (None, "bow: min_df=0.9 is above max_df=0.1: no term can be in at least 90% and at most 10% of the documents")]
+        (None, "bow: min_df=0.9 is above max_df=0.1: no term can be in at least 90% and at most 10% of the documents; "
+               "lower min_df or raise max_df")]
     assert BagOfWords.check_params({"min_df": 0.5, "max_df": 2}) == []  # mixed: depends on the corpus, left to fit
+
+
+@pytest.mark.parametrize("cls", [BagOfWords, TfidfVectorizer, OneHotVectorizer])
+def test_two_bad_values_are_both_reported_by_check_params_and_fit(cls):
+    bad = {"max_features": 0, "lowercase": 1}
+    assert cls.check_params(bad) == [
+        ("lowercase", f"{cls.name}: lowercase must be true or false, got 1 (use true/false: true where gensim "
+                      "takes 1)"),
+        ("max_features", f"{cls.name}: max_features must be an int >= 1 or null, got 0"),
+    ]
+    with pytest.raises(ParameterError) as info:  # fit: every problem in one error, not the first only
+        cls(**bad).fit(["a b"])
+    assert [e.param for e in info.value.errors] == ["lowercase", "max_features"]
+    assert str(info.value).startswith(f"{cls.name}: 2 invalid parameters: lowercase must be true or false")
+
+
+def test_document_frequency_messages_say_what_an_int_and_a_float_mean():
+    (param, message), = BagOfWords.check_params({"min_df": 0})
+    assert (param, message) == ("min_df", "bow: min_df must be a share of the documents (a float in [0, 1]) or a "
+                                          "number of documents (an int >= 1), got 0 (an int means something else "
+                                          "here: write it with a decimal point)")
+    assert BagOfWords.check_params({"max_df": 1.5})[0][1].endswith("got 1.5")
+    assert BagOfWords.check_params({"min_df": 0.0, "max_df": 1}) == []  # 0.0 is a share (no lower bound); 1 one doc
+
+
+def test_a_word_list_is_a_list_a_set_or_a_file(tmp_path):
+    assert names(BagOfWords(stop_words={"b", "c"}).fit(["a b c d"])) == ["a", "d"]
+    (tmp_path / "stop.txt").write_text("b\n\n c \n", encoding="utf-8")
+    assert names(BagOfWords(stop_words=str(tmp_path / "stop.txt")).fit(["a b c d"])) == ["a", "d"]
+    assert TfidfVectorizer.check_params({"stop_words": ["a", 3]}) == [
+        ("stop_words", "tfidf: stop_words must be a list of str or a path or null, got ['a', 3]")]
+    assert TfidfVectorizer.check_params({"vocabulary": {"a": 1.0}}) == [
+        ("vocabulary", "tfidf: vocabulary must be a list of str or a mapping of a str to an int >= 0 or a path or "
+                       "null, got {'a': 1.0}")]
+    # the file is read by the checks: a missing one is named before any work
+    assert TfidfVectorizer.check_params({"stop_words": str(tmp_path / "none.txt")}) == [
+        ("stop_words", f"tfidf: stop_words: no file {str(tmp_path / 'none.txt')!r} (give a list of words, or a file "
+                       "with one word per line)")]
