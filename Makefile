@@ -11,7 +11,10 @@ run: $(VENV)/.run-installed
 	$(BIN)/tokembed warmup
 	$(BIN)/tokembed run recipes/quickstart.yaml
 
+# the kernels are compiled before the tests (in parallel, once: later runs load them from the cache), so that no test
+# pays a cold compile inside its own time
 test: $(VENV)/.test-installed
+	$(BIN)/tokembed warmup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 install: $(VENV)/.run-installed

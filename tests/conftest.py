@@ -1,8 +1,10 @@
-"""Shared test configuration: the ``--run-network`` switch and a factory of fake installed distributions."""
+"""Shared test configuration: the ``--run-network`` switch, missing test data failing under CI, and a factory of
+fake installed distributions."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -24,6 +26,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "network" in item.keywords:
             item.add_marker(skip)
+
+
+#: A skip whose reason starts with this is missing data the suite is meant to have (a shipped fixture, a file of a
+#: test-extra package): a skip on a developer's machine, a failure in CI (``CI=true``), where it must never pass
+#: unnoticed.
+MISSING_DATA = "missing test data: "
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or os.environ.get("CI", "").lower() not in ("true", "1"):
+        return
+    reason = str(call.excinfo.value) if call.excinfo is not None else ""
+    if reason.startswith(MISSING_DATA):
+        report.outcome = "failed"
+        report.longrepr = f"{reason} (CI=true: missing test data is a failure, not a skip)"
 
 
 class FakeDists:

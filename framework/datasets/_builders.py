@@ -20,6 +20,7 @@ from typing import Protocol
 from tokembed.errors import DataError
 
 from . import _members as m
+from ._gguf import read_gguf_strings
 from ._sources import Member
 
 
@@ -360,20 +361,8 @@ def gguf_to_wordpiece(tokens: list[str]) -> list[str]:
 
 
 def build_bert_uncased_vocab(ctx: BuildContext, out: Path) -> dict:
-    try:
-        import gguf
-    except ImportError:
-        raise DataError(
-            f"dataset {ctx.dataset!r} reads a GGUF file with the `gguf` package: "
-            f"pip install 'tokembed[data]' (or pip install gguf), then fetch again"
-        ) from None
-    tmp = out.with_name(out.name + ".gguf")
-    tmp.write_bytes(ctx.read(m.BERT_BGE_GGUF)[0][1])
-    try:
-        field = gguf.GGUFReader(tmp).fields["tokenizer.ggml.tokens"]
-        tokens = [bytes(field.parts[i]).decode("utf-8") for i in field.data]
-    finally:
-        tmp.unlink()
+    name, data = ctx.read(m.BERT_BGE_GGUF)[0]
+    tokens = read_gguf_strings(data, "tokenizer.ggml.tokens", where=f"dataset {ctx.dataset!r}: {name}")
     vocab = gguf_to_wordpiece(tokens)
     if len(vocab) != 30522 or len(set(vocab)) != len(vocab):
         raise DataError(f"dataset {ctx.dataset!r}: {len(vocab)} pieces ({len(set(vocab))} distinct), expected 30,522")

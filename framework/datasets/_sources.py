@@ -25,6 +25,7 @@ import sys
 import tarfile
 import urllib.parse
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,17 +207,30 @@ class ArchiveReader:
         elif self.path.suffix in (".whl", ".zip") or (
             not self.path.name.endswith((".tar.gz", ".tgz")) and zipfile.is_zipfile(self.path)
         ):
-            self._zip = zipfile.ZipFile(self.path)
+            try:
+                self._zip = zipfile.ZipFile(self.path)  # noqa: SIM115 - closed by close()
+            except (zipfile.BadZipFile, OSError) as exc:
+                raise self._damaged(exc) from None
             self._names = sorted(i.filename for i in self._zip.infolist() if not i.is_dir())
         else:
             try:
                 self._tar = tarfile.open(self.path)  # noqa: SIM115 - closed by close()
+            except (EOFError, zlib.error) as exc:
+                raise self._damaged(exc) from None
             except (tarfile.TarError, OSError) as exc:
                 raise DataError(
                     f"{self.path} is neither a zip nor a tar archive ({exc}); delete it and fetch again"
                 ) from None
-            self._tar_members = {m.name: m for m in self._tar.getmembers() if m.isfile()}
+            try:  # a cut download fails here, where the listing reads the whole archive
+                self._tar_members = {m.name: m for m in self._tar.getmembers() if m.isfile()}
+            except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+                self._tar.close()
+                raise self._damaged(exc) from None
             self._names = sorted(self._tar_members)
+
+    def _damaged(self, exc: BaseException) -> DataError:
+        return DataError(f"{self.path} is damaged ({exc or type(exc).__name__}); run `tokembed data fetch` again "
+                         f"with --force to download it again")
 
     def names(self) -> list[str]:
         """Sorted member paths (regular files only)."""
@@ -224,12 +238,15 @@ class ArchiveReader:
 
     def read(self, name: str) -> bytes:
         """The bytes of one member."""
-        if self._zip is not None:
-            return self._zip.read(name)
-        if self._tar is not None:
-            fh = self._tar.extractfile(self._tar_members[name])
-            assert fh is not None
-            return fh.read()
+        try:
+            if self._zip is not None:
+                return self._zip.read(name)
+            if self._tar is not None:
+                fh = self._tar.extractfile(self._tar_members[name])
+                assert fh is not None
+                return fh.read()
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
         return (self.path / name).read_bytes()
 
     def close(self) -> None:

@@ -56,7 +56,9 @@ def get_spec(name: str) -> DatasetSpec:
     return DATASETS[name]
 
 
-def _resolve(names: str | Iterable[str]) -> list[DatasetSpec]:
+def resolve(names: str | Iterable[str]) -> list[DatasetSpec]:
+    """The specs of the named datasets, in request order without repeats (``"all"``: every one); an unknown name
+    raises the DataError of :func:`get_spec`."""
     if isinstance(names, str):
         names = [names]
     names = list(names)
@@ -268,7 +270,7 @@ def fetch(
     """
     from tqdm.auto import tqdm
 
-    specs = _resolve(names)
+    specs = resolve(names)
     home = Path(home) if home is not None else data_home()
     home.mkdir(parents=True, exist_ok=True)
     todo = [s for s in specs if force or not _is_built(s, home, verify=True)]

@@ -311,7 +311,9 @@ class TermVectorizer(Vectorizer):
         else:
             if not (counts.df > 0).any():
                 raise EmptyVocabularyError(self._nothing_found())
-            terms, df = _stats.select_vocabulary(self.name, counts, self.min_df, self.max_df, self.max_features)
+            # bow / tfidf rank binary counts by document frequency; onehot has no ``binary``
+            terms, df = _stats.select_vocabulary(self.name, counts, self.min_df, self.max_df, self.max_features,
+                                                 binary=bool(getattr(self, "binary", False)))
         self.vocabulary_ = {t: i for i, t in enumerate(terms)}
         self.n_docs_ = counts.n_docs
         self._feature_names = np.array(terms, dtype=object)

@@ -105,13 +105,13 @@ def document_range(name: str, min_df: int | float, max_df: int | float,
 
 
 def select_vocabulary(name: str, counts: TermCounts, min_df: int | float, max_df: int | float,
-                      max_features: int | None) -> tuple[list[str], np.ndarray]:
+                      max_features: int | None, binary: bool = False) -> tuple[list[str], np.ndarray]:
     """The selected terms sorted by name, and their document frequencies.
 
     Filters, as scikit-learn's ``CountVectorizer``: keep terms with ``min_df <= df <= max_df`` (each in documents),
-    then, if more than ``max_features`` remain, the ``max_features`` of largest term frequency over the corpus; ties
-    in term frequency are broken by name (code-point order), where scikit-learn's unstable sort leaves the choice to
-    NumPy.
+    then, if more than ``max_features`` remain, the ``max_features`` of largest term frequency over the corpus
+    (with ``binary``, of largest document frequency: scikit-learn sets the counts to 1 before it ranks the terms);
+    ties are broken by name (code-point order), where scikit-learn's unstable sort leaves the choice to NumPy.
 
     Raises
     ------
@@ -147,7 +147,8 @@ def select_vocabulary(name: str, counts: TermCounts, min_df: int | float, max_df
             f"{low:g} to {high:g} of the {n_docs} documents")
     if max_features is not None and int(keep.sum()) > max_features:
         kept = np.flatnonzero(keep)
-        best = kept[np.argsort(-tf[kept], kind="stable")[:max_features]]
+        rank = df if binary else tf
+        best = kept[np.argsort(-rank[kept], kind="stable")[:max_features]]
         keep = np.zeros_like(keep)
         keep[best] = True
     selected = [n for n, k in zip(names, keep.tolist()) if k]

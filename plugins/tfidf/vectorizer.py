@@ -34,8 +34,8 @@ _SHARED_PARAMS = """\
     max_df : int or float, default 1.0
         Keep terms in at most this many documents (int), or this share of them (float in [0, 1]).
     max_features : int or None, default None
-        Keep the ``max_features`` terms of largest frequency over the corpus (after ``min_df`` / ``max_df``); ties
-        go to the term first in code-point order.
+        Keep the ``max_features`` terms of largest frequency over the corpus (after ``min_df`` / ``max_df``; with
+        ``binary``, of largest document frequency, as scikit-learn); ties go to the term first in code-point order.
     vocabulary : list of str, dict or str, optional
         A fixed vocabulary: the terms in column order, a mapping term -> column (columns ``0 .. n-1``; Python
         only), or a file with one term per line. ``min_df``, ``max_df`` and ``max_features`` are then ignored.

@@ -18,6 +18,7 @@ SentencePiece ``.model``
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
 from typing import Any
@@ -127,13 +128,27 @@ def read_hf_json(path: str | os.PathLike) -> tuple[SentencePieceModel, list[str]
     if not isinstance(model, dict) or model.get("type") != "Unigram":
         raise ArtifactError(f"{path}: not a Hugging Face tokenizer.json with a Unigram model")
     vocab = model.get("vocab")
-    if not isinstance(vocab, list) or not all(isinstance(v, list) and len(v) == 2 for v in vocab):
-        raise ArtifactError(f"{path}: model.vocab must be a list of [piece, score] pairs")
-    pieces = [str(v[0]) for v in vocab]
-    scores = np.array([float(v[1]) for v in vocab], np.float32)
+    if not isinstance(vocab, list) or not vocab:
+        raise ArtifactError(f"{path}: model.vocab must be a non-empty list of [piece, score] pairs")
+    for i, v in enumerate(vocab):
+        if not (isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], (int, float))
+                and not isinstance(v[1], bool)):
+            raise ArtifactError(f"{path}: model.vocab[{i}] must be a [piece, score] pair of a string and a number, "
+                                f"got {json.dumps(v, ensure_ascii=False)[:80]}")
+    pieces = [v[0] for v in vocab]
+    with np.errstate(over="ignore"):  # a score beyond float32 becomes infinite, which the model refuses
+        scores = np.array([v[1] for v in vocab], np.float64).astype(np.float32)
     byte_fallback = bool(model.get("byte_fallback", False))
     unk_id = model.get("unk_id")
-    specials = [t["content"] for t in data.get("added_tokens") or [] if isinstance(t, dict) and t.get("special")]
+    if unk_id is not None and not (isinstance(unk_id, int) and not isinstance(unk_id, bool)
+                                   and 0 <= unk_id < len(pieces)):
+        raise ArtifactError(f"{path}: model.unk_id must be null or an id of model.vocab (0 to {len(pieces) - 1}), "
+                            f"got {unk_id!r}")
+    added = data.get("added_tokens") or []
+    if not isinstance(added, list) or not all(isinstance(t, dict) and isinstance(t.get("content"), str)
+                                              for t in added):
+        raise ArtifactError(f"{path}: added_tokens must be a list of objects, each with a string content")
+    specials = [t["content"] for t in added if t.get("special")]
     types = np.full(len(pieces), P.PIECE_NORMAL, np.int8)
     for i, p in enumerate(pieces):
         if byte_fallback and len(p) == 6 and p.startswith("<0x") and p.endswith(">"):
@@ -147,7 +162,10 @@ def read_hf_json(path: str | os.PathLike) -> tuple[SentencePieceModel, list[str]
     for stage in _stages(data.get("normalizer")):
         kind = stage.get("type")
         if kind == "Precompiled":
-            charsmap = base64.b64decode(stage.get("precompiled_charsmap") or "")
+            try:
+                charsmap = base64.b64decode(stage.get("precompiled_charsmap") or "", validate=True)
+            except (binascii.Error, TypeError):
+                raise ArtifactError(f"{path}: the normalizer's precompiled_charsmap is not base64 text") from None
             name = "custom" if charsmap else "identity"
         elif kind == "Replace" and stage.get("content") == " ":
             remove_extra = True

@@ -96,7 +96,9 @@ class SentencePieceModel:
         if self.model_type not in ("unigram", "bpe"):
             raise ValueError(f"model type {self.model_type!r}: tokembed reads unigram and bpe models")
         if not np.isfinite(self.scores).all():
-            raise ValueError("a piece score is NaN or infinite")
+            bad = int(np.flatnonzero(~np.isfinite(self.scores))[0])
+            raise ValueError(f"piece {bad} ({self.pieces[bad]!r}) has the score {float(self.scores[bad])}: a piece "
+                             "score must be a finite number (a float32)")
         if ((self.types < 1) | (self.types > 6)).any():
             bad = int(np.flatnonzero((self.types < 1) | (self.types > 6))[0])
             raise ValueError(f"piece {bad} has the unknown type {int(self.types[bad])}")

@@ -59,6 +59,10 @@ class TrainResult:
 def _chunks(docs: Iterable[str], size: int = 1 << 22) -> Iterator[list[str]]:
     chunk: list[str] = []
     total = 0
+    try:
+        docs = iter(docs)
+    except TypeError:
+        raise CorpusError(f"unigram: fit needs an iterable of documents (str), got {type(docs).__name__}") from None
     for index, doc in enumerate(docs):
         if not isinstance(doc, str):
             raise CorpusError(f"unigram: documents must be str, got {type(doc).__name__} at index {index}")

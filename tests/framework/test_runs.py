@@ -31,15 +31,18 @@ from tokembed.runs import RunFolder
 def work(folder):
     (folder / "first.txt").write_text("first run", encoding="utf-8")
     Path(sys.argv[2]).write_text("started", encoding="utf-8")
-    time.sleep(float(sys.argv[3]))
+    # hold the lock until the test says so, not for a fixed time (a loaded machine may be slower than any)
+    deadline = time.monotonic() + 120
+    while not Path(sys.argv[3]).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 RunFolder(Path(sys.argv[1])).write(work)
 """
 
 
 def test_a_second_run_into_the_same_folder_fails_at_once_and_the_first_keeps_its_results(tmp_path):
-    out, flag = tmp_path / "out", tmp_path / "started"
-    first = subprocess.Popen([sys.executable, "-c", HOLDER, str(out), str(flag), "3"])
+    out, flag, release = tmp_path / "out", tmp_path / "started", tmp_path / "release"
+    first = subprocess.Popen([sys.executable, "-c", HOLDER, str(out), str(flag), str(release)])
     try:
         deadline = time.monotonic() + 60
         while not flag.exists():
@@ -48,6 +51,7 @@ def test_a_second_run_into_the_same_folder_fails_at_once_and_the_first_keeps_its
         with pytest.raises(TokembedError, match=rf"another tokembed run \(pid {first.pid}.*is writing"):
             RunFolder(out)
     finally:
+        release.write_text("done", encoding="utf-8")
         assert first.wait(60) == 0
     # was: both exited 0 and the first run's files vanished
     assert (out / "first.txt").read_text(encoding="utf-8") == "first run"

@@ -55,13 +55,14 @@ def gpt2_variant(**params):
 
 @functools.lru_cache(maxsize=None)
 def tiktoken_gpt2():
+    """tiktoken's GPT-2 encoding on the ranks fixture, with tiktoken's own shipped pattern (the one its ``gpt2``
+    constructor uses), so that our pre-tokenizer is checked against theirs and not against itself."""
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
-
-    from tokembed.text.pre_tokenizers import GPT2_PATTERN
+    from tiktoken_ext.openai_public import r50k_pat_str
 
     ranks = load_tiktoken_bpe(str(GPT2_RANKS))
-    return tiktoken.Encoding("gpt2-fixture", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+    return tiktoken.Encoding("gpt2-fixture", pat_str=r50k_pat_str, mergeable_ranks=ranks,
                              special_tokens={"<|endoftext|>": 50256})
 
 

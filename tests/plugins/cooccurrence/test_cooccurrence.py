@@ -77,6 +77,41 @@ def test_vectorizer_equals_the_glove_loop_exactly(corpus, window, symmetric, wei
     np.testing.assert_array_equal(f32.matrix_.toarray(), expected.astype(np.float32))
 
 
+@pytest.mark.parametrize("window, symmetric, weighting", [(10, True, "harmonic"), (3, False, "harmonic"),
+                                                        (7, True, "uniform")])
+def test_vectorizer_equals_a_sparse_matrix_product(window, symmetric, weighting):
+    """An independent algorithm: X = A^T B A (+ its transpose when symmetric), with A the (tokens x V) one-hot
+    matrix of the kept tokens laid end to end and B the (tokens x tokens) band B[p, q] = weight(q - p) for
+    0 < q - p <= window inside one document (1 / distance or 1). No window loop, no history: SciPy's sparse
+    products sum the pairs. On 60,000 characters of Moby-Dick, min_count 3."""
+    from collections import Counter
+
+    docs = _moby(60_000)
+    counts = Counter(t for d in docs for t in d)
+    vocab = sorted((w for w, c in counts.items() if c >= 3), key=lambda w: (-counts[w], w))
+    index = {w: i for i, w in enumerate(vocab)}
+    kept = [[index[t] for t in d if t in index] for d in docs]  # words below min_count go before windowing
+    ids = np.array([i for d in kept for i in d], dtype=np.int64)
+    doc_of = np.repeat(np.arange(len(kept)), [len(d) for d in kept])
+    n = ids.size
+    A = sp.csr_matrix((np.ones(n), (np.arange(n), ids)), shape=(n, len(vocab)))
+    rows, cols, vals = [], [], []
+    for d in range(1, window + 1):
+        p = np.flatnonzero(doc_of[:-d] == doc_of[d:])  # both ends in one document
+        rows.append(p)
+        cols.append(p + d)
+        vals.append(np.full(p.size, 1.0 / d if weighting == "harmonic" else 1.0))
+    B = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    X = (A.T @ B @ A).toarray()
+    if symmetric:
+        X = X + X.T
+    cv = CooccurrenceVectorizer(window=window, symmetric=symmetric, weighting=weighting, min_count=3,
+                                dtype="float64").fit(docs)
+    assert cv.index_to_key_ == vocab and len(vocab) > 500
+    np.testing.assert_allclose(cv.matrix_.toarray(), X, rtol=1e-12, atol=0)
+    assert cv.matrix_.nnz == np.count_nonzero(X)
+
+
 @pytest.mark.parametrize("dense_words", [0, 1, 3, 10_000])
 @pytest.mark.parametrize("buffer_keys", [1, 7, 64, None])
 @pytest.mark.parametrize("workers", [1, 2, 3])

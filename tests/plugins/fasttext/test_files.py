@@ -40,7 +40,7 @@ def _gensim_data(name: str) -> Path:
     gensim = pytest.importorskip("gensim")
     path = Path(gensim.__file__).parent / "test" / "test_data" / name
     if not path.exists():
-        pytest.skip(f"gensim's test file {name} is not installed")
+        pytest.skip(f"missing test data: gensim's test file {name} is not installed")  # fails under CI=true
     return path
 
 

@@ -57,22 +57,39 @@ def test_counts_equal_scikit_learn(params):
     assert (ours.transform(DOCS[:50]) != ref.transform(DOCS[:50])).nnz == 0
 
 
-def untied_limits(ngram_range):
+def untied_limits(ngram_range, binary=False):
     """max_features values where no two terms tie in corpus frequency at the cut (scikit-learn's unstable sort
-    breaks such ties its own way, ours by name)."""
-    counts = np.asarray(sklearn_text.CountVectorizer(ngram_range=ngram_range).fit_transform(DOCS).sum(axis=0)).ravel()
-    tf = np.sort(counts)[::-1]
+    breaks such ties its own way, ours by name); with ``binary`` the frequency is the document frequency, as
+    scikit-learn sets the counts to 1 before it ranks."""
+    X = sklearn_text.CountVectorizer(ngram_range=ngram_range, binary=binary).fit_transform(DOCS)
+    tf = np.sort(np.asarray(X.sum(axis=0)).ravel())[::-1]
     return [k for k in (10, 50, 100, 300, 1000, 3000) if k < tf.size and tf[k - 1] != tf[k]]
 
 
+@pytest.mark.parametrize("binary", [False, True])
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
-def test_max_features_equals_scikit_learn_away_from_ties(ngram_range):
-    limits = untied_limits(ngram_range)
+def test_max_features_equals_scikit_learn_away_from_ties(ngram_range, binary):
+    limits = untied_limits(ngram_range, binary)
     assert len(limits) >= 2
     for k in limits:
-        ref = sklearn_text.TfidfVectorizer(max_features=k, ngram_range=ngram_range)
-        ours = TfidfVectorizer(pre_tokenizer="sklearn", max_features=k, ngram_range=ngram_range)
+        params = dict(max_features=k, ngram_range=ngram_range, binary=binary)
+        ref = sklearn_text.TfidfVectorizer(**params)
+        ours = TfidfVectorizer(pre_tokenizer="sklearn", **params)
         assert_same(ours, ref, ours.fit_transform(DOCS), ref.fit_transform(DOCS))
+        ref = sklearn_text.CountVectorizer(**params)
+        ours = BagOfWords(pre_tokenizer="sklearn", **params)
+        assert_same(ours, ref, ours.fit_transform(DOCS), ref.fit_transform(DOCS).astype(np.float64))
+
+
+@pytest.mark.parametrize("cls", [BagOfWords, TfidfVectorizer])
+def test_binary_max_features_ranks_by_document_frequency(cls):
+    # a: 3 occurrences in 1 document, b: 3 in 3, c: 2 in 2, d: 2 in 2. By document frequency b (3) comes first,
+    # then c and d (2 each; the tie goes to c by name); a (1) is last, although its count ties b's
+    docs = [["a", "a", "a", "b"], ["b", "c"], ["c", "d"], ["b", "d"]]
+    assert sorted(cls(binary=True, max_features=2).fit(docs).vocabulary_) == ["b", "c"]
+    assert sorted(cls(max_features=2).fit(docs).vocabulary_) == ["a", "b"]  # by counts: a and b (3 each)
+    ref = getattr(sklearn_text, cls.__name__.replace("BagOfWords", "CountVectorizer"))
+    assert sorted(ref(analyzer=lambda d: d, binary=True, max_features=2).fit(docs).vocabulary_) == ["b", "c"]
 
 
 def test_stop_words_and_fixed_vocabulary_equal_scikit_learn():
