@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 KERNELS = {
-    "tokembed.text._kernels": ["count_pieces", "scan_spans"],
+    "tokembed.text._kernels": ["count_pieces", "scan_docs", "scan_spans"],
     "tokembed.plugins._subword._kernels": ["fill_pair_table", "merge_run"],
     "tokembed.plugins._subword._kernels_encode": ["encode_words"],
     "tokembed.plugins.bpe._kernels": ["_dedup_words", "expand_words"],
