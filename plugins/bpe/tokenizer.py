@@ -336,8 +336,8 @@ class BPETokenizer(Tokenizer):
     def encode_ids(self, texts: Sequence[str], *, spans: bool = False, num_workers: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ids, and with ``spans=True`` code-point spans, packed (see :meth:`tokembed.Tokenizer.encode_ids`): the
-        kernels' arrays for chunks of about 64K characters on ``num_workers`` threads (default one), without the
-        tokens or an :class:`Encoding` per text. With BPE-dropout, through :meth:`encode_batch`.
+        kernels' arrays for chunks of about a million characters on ``num_workers`` threads (default one), without
+        the tokens or an :class:`Encoding` per text. With BPE-dropout, through :meth:`encode_batch`.
 
         Raises
         ------
@@ -349,8 +349,11 @@ class BPETokenizer(Tokenizer):
         if self.dropout:
             return super().encode_ids(texts, spans=spans)
         model = self._model
+        # chunks of about a million characters: the merges run once per distinct piece of a chunk; on the first
+        # 30,000 lines of prose_mix (17.8 MB) that took 0.54 s of CPU against 0.80 s in 64K chunks (GPT-2 and a
+        # 8k </w> vocabulary alike; one run, noisy, machine shared)
         parts = map_text_chunks(lambda part: model.encode_packed(part, spans=spans), texts,
-                                resolve_workers(num_workers))
+                                resolve_workers(num_workers), chunk_chars=1 << 20)
         return join_packed(parts, spans)
 
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:

@@ -134,7 +134,7 @@ def test_packed_ids_and_spans_equal_encode_batch_on_hard_text(key):
                                  "unigram"])
 def test_threads_give_the_same_arrays(key):
     tok = _tokenizer(key)
-    texts = _texts() * 2
+    texts = _texts() * 12  # 1.2 million characters: several chunks of every plugin (BPE's are 2**20)
     one = tok.encode_ids(texts, spans=True)
     two = tok.encode_ids(texts, spans=True, num_workers=2)
     for a, b in zip(one, two):
