@@ -13,8 +13,8 @@ from .base import (
            read_artifact,
 )
 from .embedder import Embedder, describe_limit
-from .tokenizer import Tokenizer, TokenizerPlan, check_token_ids, map_text_chunks
+from .tokenizer import Tokenizer, TokenizerPlan, check_token_ids, join_packed, map_text_chunks
 from .vectorizer import Vectorizer
 
-__all__ = ["Component", "Tokenizer", "TokenizerPlan", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids", "map_text_chunks",
+__all__ = ["Component", "Tokenizer", "TokenizerPlan", "Vectorizer", "Embedder", "ARTIFACT_FORMAT", "ARTIFACT_VERSION", "check_token_ids", "map_text_chunks", "join_packed",
            "arrays_path", "read_artifact", "describe_limit"]

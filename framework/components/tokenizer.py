@@ -19,7 +19,7 @@ from ..postprocess import (
 )
 from .base import Component
 
-__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids", "map_text_chunks"]
+__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids", "join_packed", "map_text_chunks"]
 
 
 def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
@@ -436,11 +436,17 @@ pad_to_multiple_of, padding_side, post_processor
                 self._attach_words(enc, text, pair)
         return batch_result(encodings, opts, return_arrays)
 
-    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The ids of several texts, no special tokens added, packed as CSR arrays: ``(ids int32 (n_tokens,),
         lengths int64 (n_texts,))``, text ``i`` being the next ``lengths[i]`` ids. Equal to the ids of
         ``encode_batch(texts, add_special_tokens=False)``; what :meth:`tokembed.sequences.TokenSequences.from_tokenizer`
         reads a corpus with.
+
+        With ``spans=True`` it returns ``(ids, lengths, spans)``, ``spans`` int64 of shape (n_tokens, 2): each
+        token's ``[start, end)`` code-point offsets into its own text, equal to the ``offsets`` of
+        ``encode_batch(texts, add_special_tokens=False)`` (offsets into the original text, whatever the
+        normalizer did). What the measuring pass reads.
 
         The default goes through :meth:`encode_batch`; a tokenizer whose model can skip building an
         :class:`~tokembed.encoding.Encoding` per text (tokens and offsets) overrides it for speed.
@@ -454,7 +460,11 @@ pad_to_multiple_of, padding_side, post_processor
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         ids = (np.concatenate([e.ids for e in encodings]).astype(np.int32, copy=False) if encodings
                else np.zeros(0, np.int32))
-        return ids, lengths
+        if not spans:
+            return ids, lengths
+        offsets = (np.concatenate([np.asarray(e.offsets, np.int64).reshape(-1, 2) for e in encodings])
+                   if encodings else np.zeros((0, 2), np.int64))
+        return ids, lengths, offsets
 
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
                       workers: int) -> list[Encoding]:
@@ -506,6 +516,25 @@ def map_text_chunks(work: Any, texts: Sequence[str], workers: int, chunk_chars: 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda bounds: work(texts[bounds[0]:bounds[1]]), chunks))
 
+
+
+def join_packed(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray | None]], spans: bool
+                ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One :meth:`Tokenizer.encode_ids` result from those of consecutive ranges of the texts (what
+    :func:`map_text_chunks` returns): each part ``(ids int32 (n,), lengths int64 (n_texts,), spans int64 (n, 2) or
+    None)``; ``(ids, lengths)``, plus ``spans`` when ``spans`` is true."""
+    if not parts:
+        empty = (np.zeros(0, np.int32), np.zeros(0, np.int64))
+        return (*empty, np.zeros((0, 2), np.int64)) if spans else empty
+    if len(parts) == 1:
+        ids, lengths, offsets = parts[0]
+    else:
+        ids = np.concatenate([p[0] for p in parts])
+        lengths = np.concatenate([p[1] for p in parts])
+        offsets = np.concatenate([p[2] for p in parts]) if spans else None
+    ids = ids.astype(np.int32, copy=False)
+    lengths = lengths.astype(np.int64, copy=False)
+    return (ids, lengths, offsets.astype(np.int64, copy=False)) if spans else (ids, lengths)
 
 def _shift(enc: Encoding, by: int) -> Encoding:
     """``enc`` with offsets moved by ``by`` (a new Encoding: a subclass may cache and reuse ``enc``)."""

@@ -307,7 +307,8 @@ def check_partial_counts(cls: type, fit_data: Any = None, inputs: Any = None) ->
 # ---------------------------------------------------------------------------------------------------------------
 def check_tokenizer_encoding(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
     """``encode`` returns an :class:`Encoding` (ids int32 (n,), offsets int64 (n, 2) inside the text, tokens that
-    match the ids); ``encode_batch`` equals encoding one by one; ``decode`` returns a str; non-str input raises
+    match the ids); ``encode_batch`` equals encoding one by one, and ``encode_ids(texts, spans=True)`` equals
+    ``encode_batch(texts, add_special_tokens=False)`` packed; ``decode`` returns a str; non-str input raises
     TypeError. A text may be refused only with a TokembedError."""
     tok = _fitted(cls, fit_data)
     texts = _inputs(cls, fit_data, inputs)
@@ -350,6 +351,7 @@ def check_tokenizer_encoding(cls: type, fit_data: Any = None, inputs: Any = None
     single = [tok.encode(t) for t in encoded_ok]
     if len(batch) != len(single) or any(a != b for a, b in zip(batch, single)):
         _fail(cls, "encode_batch(texts) differs from [encode(t) for t in texts]")
+    _check_encode_ids(cls, tok, encoded_ok)
     try:
         tok.encode(b"bytes")  # type: ignore[arg-type]
     except TypeError:
@@ -358,6 +360,32 @@ def check_tokenizer_encoding(cls: type, fit_data: Any = None, inputs: Any = None
         _fail(cls, f"encode(b'bytes') raised {type(exc).__name__}, expected TypeError")
     else:
         _fail(cls, "encode(b'bytes') did not raise TypeError")
+
+
+def _check_encode_ids(cls: type, tok: Any, texts: list[str]) -> None:
+    """``encode_ids(texts, spans=True)`` is ``encode_batch(texts, add_special_tokens=False)`` packed: the same ids,
+    tokens per text and offsets, with the documented dtypes and shapes; ``spans=False`` gives the same ids."""
+    try:
+        ids, lengths, spans = tok.encode_ids(texts, spans=True)
+    except Exception as exc:
+        _fail(cls, f"encode_ids(texts, spans=True) raised {type(exc).__name__}: {exc}")
+    plain = tok.encode_batch(texts, add_special_tokens=False)
+    if (ids.dtype != np.int32 or lengths.dtype != np.int64 or spans.dtype != np.int64
+            or lengths.shape != (len(texts),) or spans.shape != (ids.shape[0], 2)):
+        _fail(cls, "encode_ids(texts, spans=True) must give ids int32 (n,), lengths int64 (n_texts,) and spans "
+                   "int64 (n, 2)")
+    if lengths.tolist() != [len(e) for e in plain]:
+        _fail(cls, "encode_ids(texts) gives other token counts than encode_batch(texts, add_special_tokens=False)")
+    want_ids = np.concatenate([e.ids for e in plain]) if plain else np.zeros(0, np.int32)
+    want_spans = np.concatenate([np.reshape(e.offsets, (-1, 2)) for e in plain]) if plain else np.zeros((0, 2))
+    if not np.array_equal(ids, want_ids):
+        _fail(cls, "encode_ids(texts) gives other ids than encode_batch(texts, add_special_tokens=False)")
+    if not np.array_equal(spans, want_spans):
+        _fail(cls, "encode_ids(texts, spans=True) gives other spans than the offsets of encode_batch(texts, "
+                   "add_special_tokens=False)")
+    again = tok.encode_ids(texts)
+    if len(again) != 2 or not np.array_equal(again[0], ids) or not np.array_equal(again[1], lengths):
+        _fail(cls, "encode_ids(texts) must give (ids, lengths), equal to those of encode_ids(texts, spans=True)")
 
 
 def check_tokenizer_vocab(cls: type, fit_data: Any = None, inputs: Any = None) -> None:

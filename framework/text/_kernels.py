@@ -7,7 +7,9 @@ compile time for no speed):
 - :func:`scan_spans` emits the code-point spans of the pieces of one text (``PreTokenizer.spans``);
 - :func:`count_pieces` counts the pieces of many documents in a hand-written open-addressing hash table
   (piece bytes -> count), optionally recording the word id of every piece (a corpus as ids per document); the
-  same kernel merges tables (``MODE_WHOLE``: every document is one piece, weighted).
+  same kernel merges tables (``MODE_WHOLE``: every document is one piece, weighted);
+- :func:`scan_docs` emits the code-point spans of the pieces of many documents, optionally with the value each
+  piece has in such a table, unchanged (a fixed vocabulary: the ids of a word-level tokenizer).
 
 Input is the UTF-8 encoding of Python strings with ``surrogatepass`` (lone surrogates are 3-byte sequences), so
 it is always well formed and every document boundary falls between characters; the decoder does not validate.
@@ -255,6 +257,50 @@ def scan_spans(buf, mode, isolate, table, out, state):
     return DONE
 
 
+@njit(inline="always")
+def _hash_bytes(buf, s, e):
+    """64-bit hash of ``buf[s:e]``: FNV-1a over the bytes, then a multiplicative mix (the hash of every table)."""
+    h = _FNV_OFFSET
+    for p in range(s, e):
+        h = (h ^ np.int64(buf[p])) * _FNV_PRIME
+    h = (h ^ (h >> 32)) * _MIX
+    h ^= h >> 29
+    return h
+
+
+@njit(inline="always")
+def _probe(buf, s, e, h, pool, wend, whash, slots, mask):
+    """Look ``buf[s:e]`` (hash ``h``) up in a table: ``(word id, slot)``, or ``(-1, the empty slot it would take)``.
+    A probe compares the stored hash, then the length, then the bytes."""
+    length = e - s
+    j = h & mask
+    while True:
+        k = slots[j]
+        if k < 0:
+            return -1, j
+        if whash[k] == h and wend[k + 1] - wend[k] == length:
+            q = wend[k]
+            same = True
+            for p in range(length):
+                if pool[q + p] != buf[s + p]:
+                    same = False
+                    break
+            if same:
+                return k, j
+        j = (j + 1) & mask
+
+
+@njit(inline="always")
+def _pause(state, n_words, used, d, s, n_out):
+    """Save where :func:`count_pieces` stopped (to resume at the piece starting at byte ``s`` of document ``d``)."""
+    state[S_WORDS] = n_words
+    state[S_POOL] = used
+    state[S_DOC] = d
+    state[S_POS] = s
+    state[S_OUT] = n_out
+    return NEED_ROOM
+
+
 @njit(cache=True, nogil=True)
 def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, wcount, slots, state, piece_ids,
                  doc_ends):
@@ -330,55 +376,27 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
             if s < 0:
                 break
             if record and n_out >= ids_cap:
-                state[S_WORDS] = n_words
-                state[S_POOL] = used
-                state[S_DOC] = d
-                state[S_POS] = s
-                state[S_OUT] = n_out
-                return NEED_ROOM
-            h = _FNV_OFFSET
-            for p in range(s, e):
-                h = (h ^ np.int64(buf[p])) * _FNV_PRIME
-            h = (h ^ (h >> 32)) * _MIX
-            h ^= h >> 29
-            j = h & mask
-            length = e - s
-            while True:
-                k = slots[j]
-                if k < 0:
-                    if n_words >= max_words or used + length > pool_cap:
-                        state[S_WORDS] = n_words
-                        state[S_POOL] = used
-                        state[S_DOC] = d
-                        state[S_POS] = s
-                        state[S_OUT] = n_out
-                        return NEED_ROOM
-                    for p in range(length):
-                        pool[used + p] = buf[s + p]
-                    used += length
-                    wend[n_words + 1] = used
-                    whash[n_words] = h
-                    wcount[n_words] = w
-                    slots[j] = n_words
-                    if record:
-                        piece_ids[n_out] = n_words
-                        n_out += 1
-                    n_words += 1
-                    break
-                if whash[k] == h and wend[k + 1] - wend[k] == length:
-                    q = wend[k]
-                    same = True
-                    for p in range(length):
-                        if pool[q + p] != buf[s + p]:
-                            same = False
-                            break
-                    if same:
-                        wcount[k] += w
-                        if record:
-                            piece_ids[n_out] = k
-                            n_out += 1
-                        break
-                j = (j + 1) & mask
+                return _pause(state, n_words, used, d, s, n_out)
+            h = _hash_bytes(buf, s, e)
+            k, j = _probe(buf, s, e, h, pool, wend, whash, slots, mask)
+            if k >= 0:
+                wcount[k] += w
+            else:
+                length = e - s
+                if n_words >= max_words or used + length > pool_cap:
+                    return _pause(state, n_words, used, d, s, n_out)
+                for p in range(length):
+                    pool[used + p] = buf[s + p]
+                used += length
+                wend[n_words + 1] = used
+                whash[n_words] = h
+                wcount[n_words] = w
+                slots[j] = n_words
+                k = n_words
+                n_words += 1
+            if record:
+                piece_ids[n_out] = k
+                n_out += 1
             i = e
         if record:
             doc_ends[d] = n_out
@@ -389,3 +407,67 @@ def count_pieces(buf, bounds, weights, mode, isolate, table, pool, wend, whash, 
     state[S_POS] = 0
     state[S_OUT] = n_out
     return DONE
+
+
+@njit(cache=True, nogil=True)
+def scan_docs(buf, bounds, mode, isolate, table, pool, wend, whash, slots, values, default, out_ids, out_spans,
+              doc_ends):
+    """The pieces of many documents: code-point spans, and optionally the value of each piece in a table.
+
+    Parameters
+    ----------
+    buf : ndarray of uint8, shape (n_bytes,)
+        UTF-8 of the documents, one after the other.
+    bounds : ndarray of int64, shape (n_docs + 1,)
+        Document ``d`` is ``buf[bounds[d]:bounds[d + 1]]``; ``bounds[0] == 0`` and the documents are contiguous, so
+        code points are counted from the start of ``buf``.
+    mode, isolate, table
+        As in :func:`scan_spans`; ``MODE_WHOLE`` makes every non-empty document one piece.
+    pool, wend, whash, slots
+        A table of :func:`count_pieces` (read only), or empty arrays when ``values`` is empty.
+    values : ndarray of int32, shape (n_words,) or (0,)
+        The value of each word of the table; empty means "no lookup" (``out_ids`` is then not written).
+    default : int
+        The value of a piece that is not in the table.
+    out_ids : ndarray of int32, shape (cap,)
+        Receives the value of each piece (when looking up).
+    out_spans : ndarray of int64, shape (cap, 2)
+        Receives the ``[start, end)`` code-point span of each piece, counted from the start of ``buf``. ``cap`` must
+        be at least the number of code points of ``buf`` (every piece holds one or more).
+    doc_ends : ndarray of int64, shape (n_docs,)
+        Receives the number of pieces up to the end of each document.
+
+    Returns
+    -------
+    int
+        The number of pieces.
+    """
+    n_docs = bounds.shape[0] - 1
+    lookup = values.shape[0] > 0
+    mask = slots.shape[0] - 1
+    k = 0
+    ci = np.int64(0)
+    for d in range(n_docs):
+        i = bounds[d]
+        end = bounds[d + 1]
+        while i < end:
+            if mode == MODE_WHOLE:  # the document is the piece: count its code points
+                s, e, cs = i, end, ci
+                for p in range(i, end):
+                    if (buf[p] & 0xC0) != 0x80:
+                        ci += 1
+                ce = ci
+            else:
+                s, e, cs, ce = _next_piece(buf, i, ci, end, mode, isolate, table)
+                ci = ce  # past the separators too when no piece is left
+                if s < 0:
+                    break
+            if lookup:
+                w, _ = _probe(buf, s, e, _hash_bytes(buf, s, e), pool, wend, whash, slots, mask)
+                out_ids[k] = values[w] if w >= 0 else default
+            out_spans[k, 0] = cs
+            out_spans[k, 1] = ce
+            k += 1
+            i = e
+        doc_ends[d] = k
+    return k

@@ -14,6 +14,9 @@ them on disk, and drives the kernels:
   vectorizer with its own pre-tokenizer needs: CSR-packed ids, no Python string per piece).
 - :func:`warmup` -- compile (or load from Numba's cache) every kernel and load the tables.
 
+:mod:`tokembed.text.scan` drives the third kernel, ``scan_docs`` (the pieces of many texts, looked up in a fixed
+vocabulary), with the tables and the hash table of this module.
+
 ``TOKEMBED_PURE_PYTHON=1`` in the environment switches all of it off: the ``regex``/NumPy reference path runs
 instead, and :func:`count_words` counts with ``collections.Counter``. Importing this module does not import
 numba; the first call that needs a kernel does.
@@ -784,6 +787,13 @@ def warmup() -> None:
     """
     count_words("warm up, it's 1 \u00e9t\u00e9 \u6771!", "gpt2", workers=1)
     fast_spans(WordPunct(), "warm up")
+    # scan_docs, with the argument types of tokembed.text.scan's calls (the table arrays empty: no lookup)
+    k = _kernels()
+    buf = _utf8("warm up")
+    none = np.zeros(0, np.int64)
+    k.scan_docs(buf, np.array([0, buf.shape[0]], np.int64), k.MODE_RUNS, -1, class_tables()[ROW_WORD_PUNCT],
+                np.zeros(0, np.uint8), none, none, none, np.zeros(0, np.int32), -1, np.zeros(0, np.int32),
+                np.empty((buf.shape[0], 2), np.int64), np.empty(1, np.int64))
 
 
 register_fast_path(fast_spans, kernels_loaded)

@@ -4,7 +4,8 @@ Encoding one text (all steps vectorized; no Python loop runs per piece):
 
 1. surrogates repaired (:func:`~tokembed.plugins.bpe.bytelevel.repair_surrogates`), then the normalizer; both keep
    an alignment to the original text;
-2. the pre-tokenizer cuts the normalized text into pieces;
+2. the pre-tokenizer cuts the normalized texts into pieces: one scan of all texts of the call by the Numba scanner
+   (:func:`tokembed.text.scan.batch_spans`) when it knows the pre-tokenizer, else text by text;
 3. each piece becomes base symbols: its UTF-8 bytes (byte level) or its characters, decorated with the
    continuing-subword prefix / end-of-word suffix and looked up in the vocabulary (character level; a character
    without an entry becomes ``unk_token``);
@@ -14,7 +15,9 @@ Encoding one text (all steps vectorized; no Python loop runs per piece):
 5. the ``_subword`` merge kernel (what ``_subword.apply_merges`` runs, called without its input checks) applies
    the merges by rank, lowest first (tiktoken's and Hugging Face's rule), O(n log n) in the length of a piece;
 6. ``_kernels.expand_words`` gives every piece its tokens and every token its span: the characters its symbols
-   come from (all byte-level tokens of one character carry that character's span), mapped back to the original.
+   come from (all byte-level tokens of one character carry that character's span), mapped back to the original
+   (:meth:`BPEModel.encode_packed` keeps the call's arrays packed; :meth:`BPEModel.encode_many` cuts them per
+   text).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from tokembed.components import check_token_ids
 from tokembed.errors import TokembedError
 from tokembed.text.normalizers import Identity, Normalizer
 from tokembed.text.pre_tokenizers import PreTokenizer
+from tokembed.text.scan import batch_spans, to_original
 
 from .bytelevel import BYTE_CHARS, CHAR_BYTES, repair_surrogates
 
@@ -191,39 +195,59 @@ class BPEModel:
         TokembedError
             At character level without ``unk_token``, for a character without a vocabulary entry.
         """
+        ids, lengths, offsets = self.encode_packed(texts, dropout, seed)
+        ends = np.cumsum(lengths).tolist()
+        return [(ids[lo:hi], offsets[lo:hi]) for lo, hi in zip([0] + ends[:-1], ends)]
+
+    def encode_packed(self, texts: Sequence[str], dropout: float = 0.0, seed: int = 0, spans: bool = True
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`encode_many` packed as CSR: ``(ids int32 (n_tokens,), lengths int64 (n_texts,), offsets int64
+        (n_tokens, 2))``, text ``i`` owning the next ``lengths[i]`` tokens, each offset a code-point span into its
+        own text. ``spans=False`` skips mapping the offsets back (``offsets`` is then None).
+
+        Raises
+        ------
+        TokembedError
+            As :meth:`encode_many`.
+        """
         from ._kernels import dedup_words, expand_words
 
-        stages: list = []
+        changed: list = []  # (text index, alignment) of the texts a stage changed
         strings: list[str] = []
-        spans_list: list[np.ndarray] = []
-        base = 0
         identity = isinstance(self.normalizer, Identity)
-        for text in texts:
+        for t, text in enumerate(texts):
             nt = repair_surrogates(text)
             if not identity:
                 nt = nt.compose(self.normalizer.normalize(nt.normalized))
-            s = nt.normalized
-            spans = self.pre_tokenizer.spans(s)
-            stages.append(nt)
-            strings.append(s)
-            spans_list.append(spans + base if base else spans)
-            base += len(s)
+            if not nt.is_one_to_one:
+                changed.append((t, nt))
+            strings.append(nt.normalized)
+        scanned = batch_spans(self.pre_tokenizer, strings)  # one Numba scan, when it knows the pre-tokenizer
+        if scanned is not None:
+            pieces, n_pieces = scanned
+        else:
+            spans_list: list[np.ndarray] = []
+            base = 0
+            for s in strings:
+                found = self.pre_tokenizer.spans(s)
+                spans_list.append(found + base if base else found)
+                base += len(s)
+            n_pieces = np.fromiter(map(len, spans_list), np.int64, len(spans_list))
+            pieces = spans_list[0] if len(spans_list) == 1 else np.concatenate(spans_list) if spans_list else None
         joined = strings[0] if len(strings) == 1 else "".join(strings)
-        n_pieces = np.fromiter(map(len, spans_list), np.int64, len(spans_list))
         k = int(n_pieces.sum())
         if k == 0:
-            return [(np.zeros(0, np.int32), np.zeros((0, 2), np.int64)) for _ in texts]
-        spans = spans_list[0] if len(spans_list) == 1 else np.concatenate(spans_list)
-        spans = np.ascontiguousarray(spans, dtype=np.int64)
+            return np.zeros(0, np.int32), np.zeros(len(strings), np.int64), np.zeros((0, 2), np.int64)
+        pieces = np.ascontiguousarray(pieces, dtype=np.int64)
         ascii_only = joined.isascii()
         if ascii_only:
             cps = np.frombuffer(joined.encode("ascii"), np.uint8).astype(np.int32)
         else:
             cps = np.frombuffer(joined.encode("utf-32-le"), np.int32)
         word_of = np.empty(k, np.int64)
-        packed = np.empty(int((spans[:, 1] - spans[:, 0]).sum()), np.int32)
+        packed = np.empty(int((pieces[:, 1] - pieces[:, 0]).sum()), np.int32)
         packed_offsets = np.empty(k + 1, np.int64)
-        nu = dedup_words(cps, spans, dropout == 0.0, word_of, packed, packed_offsets)
+        nu = dedup_words(cps, pieces, dropout == 0.0, word_of, packed, packed_offsets)
         u_off = packed_offsets[: nu + 1]
         u_cps = packed[: u_off[-1]]
         pos_map = _EMPTY_I64
@@ -246,21 +270,19 @@ class BPEModel:
         n_out = int(tok_count[-1])
         ids = np.empty(n_out, np.int32)
         offsets = np.empty((n_out, 2), np.int64)
-        expand_words(word_of, np.ascontiguousarray(spans[:, 0]), u_off, enc_ids, enc_offsets, enc_first, enc_last,
+        expand_words(word_of, np.ascontiguousarray(pieces[:, 0]), u_off, enc_ids, enc_offsets, enc_first, enc_last,
                      pos_map, ids, offsets)
-        out = []
-        piece_end = np.cumsum(n_pieces)
-        text_base = 0
-        for t, nt in enumerate(stages):
-            lo, hi = int(tok_count[piece_end[t] - n_pieces[t]]), int(tok_count[piece_end[t]])
-            t_ids, t_off = ids[lo:hi], offsets[lo:hi]
-            if text_base:
-                t_off = t_off - text_base
-            if not nt.is_one_to_one:
-                t_off = nt.original_spans(t_off)
-            out.append((t_ids, t_off))
-            text_base += len(strings[t])
-        return out
+        bounds = tok_count[np.cumsum(n_pieces) - n_pieces]  # first token of each text
+        lengths = np.diff(np.append(bounds, n_out))
+        if not spans:
+            return ids, lengths, None
+        if len(strings) > 1:  # offsets into the joined text -> into each (normalized) text
+            text_base = np.zeros(len(strings), np.int64)
+            np.cumsum(np.fromiter(map(len, strings[:-1]), np.int64, len(strings) - 1), out=text_base[1:])
+            offsets -= np.repeat(text_base, lengths)[:, None]
+        if changed:  # back to the original text
+            to_original(offsets, np.append(bounds, n_out), changed)
+        return ids, lengths, offsets
 
     def _merge(self, symbols: np.ndarray, offsets: np.ndarray, dropout: float, seed: int):
         """``_subword.apply_merges`` without its input checks (the arrays are built here, valid by construction):

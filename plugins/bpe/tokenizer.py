@@ -8,8 +8,8 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer, map_text_chunks
-from tokembed.postprocess import EncodeOptions
+from tokembed.components import Tokenizer, join_packed, map_text_chunks
+from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
 from tokembed.text import build_normalizer, build_pre_tokenizer
@@ -333,16 +333,28 @@ class BPETokenizer(Tokenizer):
         seconds = self._encode_chunks(pairs, workers) if pairs is not None else [None] * len(firsts)
         return opts.pad_batch([opts.process(a, b) for a, b in zip(firsts, seconds)])
 
-    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Ids only (see :meth:`tokembed.Tokenizer.encode_ids`): the kernels' ids, without the tokens and offsets
-        of an :class:`Encoding` per text. With BPE-dropout, through :meth:`encode_batch`."""
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False, num_workers: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids, and with ``spans=True`` code-point spans, packed (see :meth:`tokembed.Tokenizer.encode_ids`): the
+        kernels' arrays for chunks of about a million characters on ``num_workers`` threads (default one), without
+        the tokens or an :class:`Encoding` per text. With BPE-dropout, through :meth:`encode_batch`.
+
+        Raises
+        ------
+        TypeError, TokembedError
+            As :meth:`encode_batch`.
+        """
         self._check_is_fitted()
-        texts = list(texts)
-        if self.dropout or not texts:
-            return super().encode_ids(texts)
-        parts = self._model.encode_many(texts)
-        lengths = np.fromiter((len(ids) for ids, _ in parts), dtype=np.int64, count=len(parts))
-        return np.concatenate([ids for ids, _ in parts]).astype(np.int32, copy=False), lengths
+        texts, _ = check_batch_inputs(texts, None)
+        if self.dropout:
+            return super().encode_ids(texts, spans=spans)
+        model = self._model
+        # chunks of about a million characters: the merges run once per distinct piece of a chunk; on the first
+        # 30,000 lines of prose_mix (17.8 MB) that took 0.54 s of CPU against 0.80 s in 64K chunks (GPT-2 and a
+        # 8k </w> vocabulary alike; one run, noisy, machine shared)
+        parts = map_text_chunks(lambda part: model.encode_packed(part, spans=spans), texts,
+                                resolve_workers(num_workers), chunk_chars=1 << 20)
+        return join_packed(parts, spans)
 
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
         model, itos = self._model, self._model.itos

@@ -133,23 +133,64 @@ class CharTokenizer(VocabTokenizer):
         self._table = table
 
     # -- encoding ---------------------------------------------------------------------------------------------
-    def _encode_text(self, text: str) -> Encoding:
-        cps = _code_points(text)
-        n = cps.shape[0]
+    def _ids(self, cps: np.ndarray) -> np.ndarray:
+        """int32 ids of code points (uint32, shape (n,)); -1 for a character without an entry when there is no
+        ``unk_token``."""
         table = self._table
         inside = cps < table.shape[0]
-        ids = np.full(n, self._unk_id, dtype=np.int32)
+        ids = np.full(cps.shape[0], self._unk_id, dtype=np.int32)
         ids[inside] = table[cps[inside]]
+        return ids
+
+    def _not_in_vocabulary(self, text: str, pos: int, where: str = "") -> TokembedError:
+        return TokembedError(
+            f"char: character {text[pos]!r} (U+{ord(text[pos]):04X}) at position {pos}{where} is not in the "
+            "vocabulary and this tokenizer has no unk_token"
+        )
+
+    def _encode_text(self, text: str) -> Encoding:
+        ids = self._ids(_code_points(text))
+        n = ids.shape[0]
         if self._unk_id < 0 and (ids < 0).any():
-            pos = int(np.flatnonzero(ids < 0)[0])
-            raise TokembedError(
-                f"char: character {text[pos]!r} (U+{ord(text[pos]):04X}) at position {pos} is not in the vocabulary "
-                "and this tokenizer has no unk_token"
-            )
+            raise self._not_in_vocabulary(text, int(np.flatnonzero(ids < 0)[0]))
         offsets = np.empty((n, 2), dtype=np.int64)
         offsets[:, 0] = np.arange(n, dtype=np.int64)
         offsets[:, 1] = offsets[:, 0] + 1
         return Encoding(ids, self._itos[ids].tolist(), offsets)
+
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids (and with ``spans=True`` code-point spans) of many texts at once (see
+        :meth:`tokembed.Tokenizer.encode_ids`): one table lookup over the code points of all texts joined, with no
+        :class:`Encoding` or token string per text. Text ``i`` has ``len(texts[i])`` tokens, token ``j`` of it
+        the span ``(j, j + 1)``.
+
+        Raises
+        ------
+        TypeError
+            If ``texts`` is a str or holds a non-str.
+        TokembedError
+            If a character is not in the vocabulary and there is no ``unk_token`` (naming the first one, its
+            position and its text).
+        """
+        from tokembed.postprocess import check_batch_inputs
+
+        self._check_is_fitted()
+        texts, _ = check_batch_inputs(texts, None)
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        ids = self._ids(_code_points("".join(texts)))
+        starts = np.zeros(len(texts), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        if self._unk_id < 0 and (ids < 0).any():
+            pos = int(np.flatnonzero(ids < 0)[0])
+            k = int(np.searchsorted(starts, pos, side="right")) - 1
+            raise self._not_in_vocabulary(texts[k], pos - int(starts[k]), f" of text {k}")
+        if not spans:
+            return ids, lengths
+        out = np.empty((ids.shape[0], 2), dtype=np.int64)
+        out[:, 0] = np.arange(ids.shape[0], dtype=np.int64) - np.repeat(starts, lengths)
+        out[:, 1] = out[:, 0] + 1
+        return ids, lengths, out
 
     # -- state ------------------------------------------------------------------------------------------------
     def _get_state(self) -> dict[str, Any]:

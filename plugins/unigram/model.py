@@ -14,6 +14,7 @@ import numpy as np
 
 from tokembed.components import check_token_ids
 from tokembed.errors import TokembedError
+from tokembed.text.scan import to_original
 
 from . import _proto as P
 from ._charsmap import build_trie, decode_charsmap
@@ -192,40 +193,40 @@ class SentencePieceModel:
         list of (ids, offsets)
             Per text: ids int32 of shape (n,) and offsets int64 of shape (n, 2), code-point spans into the text.
         """
-        ids, spans, tok_offsets, stages = self._encode_packed(texts, dropout, seed)
-        out = []
+        ids, spans, tok_offsets, changed = self._encode_packed(texts, dropout, seed)
+        to_original(spans, tok_offsets, changed)
         bounds = tok_offsets.tolist()
-        for d in range(len(stages)):
-            lo, hi = bounds[d], bounds[d + 1]
-            offsets = spans[lo:hi]
-            if stages[d] is not None and not stages[d].is_one_to_one:
-                offsets = stages[d].original_spans(offsets)
-            out.append((ids[lo:hi], offsets))
-        return out
+        return [(ids[lo:hi], spans[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
 
-    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """The ids of ``texts`` as :meth:`encode_many` gives them, packed: ``(ids int32 (n_tokens,), lengths int64
-        (n_texts,))``; no per-text arrays, no offsets mapped back."""
-        ids, _, tok_offsets, _ = self._encode_packed(texts, 0.0, 0)
-        return ids[: int(tok_offsets[-1])].copy(), np.diff(tok_offsets)
+    def encode_ids(self, texts: Sequence[str], spans: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """What :meth:`encode_many` gives, packed: ``(ids int32 (n_tokens,), lengths int64 (n_texts,), spans int64
+        (n_tokens, 2))``, text ``i`` owning the next ``lengths[i]`` tokens; ``spans`` is None unless asked (the
+        offsets are then not mapped back)."""
+        ids, offsets, tok_offsets, changed = self._encode_packed(texts, 0.0, 0)
+        n = int(tok_offsets[-1])
+        if not spans:
+            return ids[:n].copy(), np.diff(tok_offsets), None
+        offsets = offsets[:n].copy()
+        to_original(offsets, tok_offsets, changed)
+        return ids[:n].copy(), np.diff(tok_offsets), offsets
 
     def _encode_packed(self, texts: Sequence[str], dropout: float, seed: int):
-        """One kernel call over ``texts``: ids, spans and per-text token offsets (CSR), and per text the surrogate
-        repair applied (None when the text was valid UTF-8)."""
+        """One kernel call over ``texts``: ids, spans and per-text token offsets (CSR), and the surrogate repairs
+        applied, as ``(text index, NormalizedText)`` for :func:`tokembed.text.scan.to_original`."""
         from tokembed.plugins.bpe.bytelevel import repair_surrogates
 
         from ._kernels_encode import F_DROPOUT, P_SEED, encode_docs
 
-        stages = []
+        changed = []
         parts = []
-        for text in texts:
+        for d, text in enumerate(texts):
             try:
                 data = text.encode("utf-8")
-                stages.append(None)
             except UnicodeEncodeError:
                 nt = repair_surrogates(text)
                 data = nt.normalized.encode("utf-8")
-                stages.append(nt)
+                changed.append((d, nt))
             parts.append(data)
         n_docs = len(parts)
         doc_offsets = np.zeros(n_docs + 1, np.int64)
@@ -254,7 +255,7 @@ class SentencePieceModel:
             grown = np.empty((cap, 2), np.int64)
             grown[: spans.shape[0]] = spans
             spans = grown
-        return ids, spans, tok_offsets, stages
+        return ids, spans, tok_offsets, changed
 
     def normalize(self, text: str) -> str:
         """The normalized text SentencePiece segments (``▁`` for spaces, the rule applied)."""
@@ -369,3 +370,4 @@ def _grown(a: np.ndarray, size: int) -> np.ndarray:
     out = np.empty(size, a.dtype)
     out[: a.shape[0]] = a
     return out
+

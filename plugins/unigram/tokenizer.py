@@ -10,10 +10,10 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from tokembed.components import Tokenizer, map_text_chunks
+from tokembed.components import Tokenizer, join_packed, map_text_chunks
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
-from tokembed.postprocess import EncodeOptions, resolve_workers
+from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
 
 from . import _proto as P
 from . import files
@@ -372,17 +372,24 @@ class UnigramTokenizer(Tokenizer):
         seconds = self._encode_chunks(pairs, workers) if pairs is not None else [None] * len(firsts)
         return opts.pad_batch([opts.process(a, b) for a, b in zip(firsts, seconds)])
 
-    def encode_ids(self, texts: Sequence[str], num_workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Ids only (see :meth:`tokembed.Tokenizer.encode_ids`): the kernel's ids, in chunks of about 64K characters
-        on ``num_workers`` threads, without building an :class:`Encoding` (token strings, offsets) per text. With
-        sampling, through :meth:`encode_batch`."""
+    def encode_ids(self, texts: Sequence[str], num_workers: int | None = None, *, spans: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids, and with ``spans=True`` code-point spans, packed (see :meth:`tokembed.Tokenizer.encode_ids`): the
+        kernel's arrays, in chunks of about 64K characters on ``num_workers`` threads (default one), without
+        building an :class:`Encoding` (token strings) per text. With sampling, through :meth:`encode_batch`.
+
+        Raises
+        ------
+        TypeError, TokembedError
+            As :meth:`encode_batch`.
+        """
         self._check_is_fitted()
-        texts = list(texts)
-        if self.enable_sampling or not texts:
-            return super().encode_ids(texts)
-        parts = map_text_chunks(self._model.encode_ids, texts, resolve_workers(num_workers))
-        return (np.concatenate([p[0] for p in parts]).astype(np.int32, copy=False),
-                np.concatenate([p[1] for p in parts]).astype(np.int64, copy=False))
+        texts, _ = check_batch_inputs(texts, None)
+        if self.enable_sampling:
+            return super().encode_ids(texts, spans=spans)
+        model = self._model
+        parts = map_text_chunks(lambda part: model.encode_ids(part, spans), texts, resolve_workers(num_workers))
+        return join_packed(parts, spans)
 
     def _encode_chunks(self, texts: list[str], workers: int) -> list[Encoding]:
         model, itos = self._model, self._model.itos

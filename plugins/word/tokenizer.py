@@ -7,8 +7,10 @@ from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
+from tokembed.components import join_packed, map_text_chunks
 from tokembed.encoding import Encoding
 from tokembed.errors import CorpusError, ParameterError, TokembedError
+from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
 from tokembed.text import build_normalizer, build_pre_tokenizer, split_text
 from tokembed.vocab import VocabTokenizer
 
@@ -157,11 +159,13 @@ class WordTokenizer(VocabTokenizer):
 
     def _set_vocab(self, specials: list[str], words: list[str], counts: list[int]) -> None:
         self._set_table(specials, words)
+        self._piece_table = None
         self.word_counts_ = dict(zip(words, counts))
         self._normalizer, self._pre_tokenizer = self._stages()
 
-    # -- encoding ---------------------------------------------------------------------------------------------
+    # -- encoding -------------------------------------------------------------------------------------------------
     def _encode_text(self, text: str) -> Encoding:
+        """The reference path: :func:`tokembed.text.split_text` and a dictionary lookup per piece."""
         pieces = split_text(text, self._normalizer, self._pre_tokenizer)
         vocab = self.vocab_
         arr = np.fromiter((vocab.get(p, -1) for p, _ in pieces), dtype=np.int32, count=len(pieces))
@@ -170,42 +174,105 @@ class WordTokenizer(VocabTokenizer):
         if self._unk_id < 0 and unknown.any():
             k = int(np.flatnonzero(unknown)[0])
             word, span = pieces[k]
-            what = ("spells a special token (plain text unless allowed_special lists it)" if arr[k] >= 0
-                    else "is not in the vocabulary")
-            raise TokembedError(f"word: {word!r} at {span} {what} and there is no unk_token")
+            raise self._unknown_word(word, span)
         arr[unknown] = self._unk_id
         offsets = np.asarray([span for _, span in pieces], dtype=np.int64).reshape(-1, 2)
         return Encoding(arr, self._itos[arr].tolist(), offsets)
 
-    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Ids only, for many texts at once: the Numba scanner gives each piece the id of its distinct word
-        (:func:`tokembed.text.fast.index_words`), and each distinct word is looked up once; no Python string or
-        :class:`Encoding` is made per token. Equal to the ids of ``encode_batch(texts)``.
+    def _unknown_word(self, word: str, span: Any) -> TokembedError:
+        what = ("spells a special token (plain text unless allowed_special lists it)" if word in self.vocab_
+                else "is not in the vocabulary")
+        return TokembedError(f"word: {word!r} at {tuple(span)} {what} and there is no unk_token")
+
+    def _pieces(self) -> Any:
+        """The vocabulary as a :class:`tokembed.text.scan.PieceVocabulary` (built at the first batch): the words
+        (special tokens left out, so a word that spells one is unknown, as in :meth:`_encode_text`) with their ids,
+        ``unk_token``'s id (or -1) for any other piece."""
+        table = getattr(self, "_piece_table", None)
+        if table is None:
+            from tokembed.text.scan import PieceVocabulary
+
+            n_special = len(self.special_tokens_)
+            words = self._itos[n_special:].tolist()
+            table = PieceVocabulary(words, np.arange(n_special, n_special + len(words)), self._unk_id)
+            self._piece_table = table
+        return table
+
+    def _encode_packed(self, texts: list[str], spans: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Ids, pieces per text and (with ``spans``) spans of ``texts`` from the Numba scanner
+        (:meth:`tokembed.text.scan.PieceVocabulary.encode`; the caller checked that it handles the pre-tokenizer).
 
         Raises
         ------
         TokembedError
+            If a word is not in the vocabulary (or spells a special token) and there is no ``unk_token``: the
+            first such word, as :meth:`_encode_text` names it.
+        """
+        ids, counts, offsets = self._pieces().encode(texts, self._pre_tokenizer, self._normalizer, spans=spans)
+        if self._unk_id < 0 and ids.shape[0] and (ids < 0).any():
+            k = int(np.flatnonzero(ids < 0)[0])
+            t = int(np.searchsorted(np.cumsum(counts), k, side="right"))
+            before = int(counts[:t].sum())
+            word, span = split_text(texts[t], self._normalizer, self._pre_tokenizer)[k - before]
+            raise self._unknown_word(word, span)
+        return ids, counts, offsets
+
+    def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
+                      workers: int) -> list[Encoding]:
+        """:meth:`tokembed.Tokenizer.encode_batch` on the Numba scanner: the texts are encoded in chunks of about
+        64K characters (:meth:`_encode_packed`, on ``workers`` threads: the kernel releases the GIL), then cut into
+        one :class:`Encoding` per text. Equal to ``[encode(t) for t in texts]``; a custom (``regex``)
+        pre-tokenizer, or ``TOKEMBED_PURE_PYTHON=1``, encodes text by text (:meth:`_encode_text`)."""
+        firsts = self._encodings(texts, workers)
+        if firsts is None:
+            return super()._encode_batch(texts, pairs, opts, workers)
+        if opts.is_identity:
+            return opts.pad_batch(firsts)
+        seconds = self._encodings(pairs, workers) if pairs is not None else [None] * len(firsts)
+        return opts.pad_batch([opts.process(a, b) for a, b in zip(firsts, seconds)])
+
+    def _encodings(self, texts: list[str], workers: int) -> list[Encoding] | None:
+        got = self._encode_chunks(texts, True, workers)
+        if got is None:
+            return None
+        ids, counts, offsets = got
+        tokens = self._itos[ids].tolist()
+        ends = np.cumsum(counts).tolist()
+        return [Encoding(ids[a:b], tokens[a:b], offsets[a:b]) for a, b in zip([0] + ends[:-1], ends)]
+
+    def _encode_chunks(self, texts: list[str], spans: bool, workers: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """:meth:`_encode_packed` over chunks of ``texts`` on ``workers`` threads, joined; None when the scanner does
+        not stand in for the pre-tokenizer."""
+        from tokembed.text.scan import scans
+
+        if not scans(self._pre_tokenizer):
+            return None
+        self._pieces()  # built once, before the threads
+        got = join_packed(map_text_chunks(lambda part: self._encode_packed(part, spans), texts, workers), spans)
+        return got[0], got[1], got[2] if spans else None
+
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False, num_workers: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids, and with ``spans=True`` code-point spans, packed (see :meth:`tokembed.Tokenizer.encode_ids`): the
+        Numba scanner cuts the texts and looks every piece up in a hash table of the vocabulary
+        (:class:`tokembed.text.scan.PieceVocabulary`), in chunks of about 64K characters on ``num_workers``
+        threads (default one); no Python string or :class:`Encoding` is made per token. Equal to
+        ``encode_batch(texts, add_special_tokens=False)``'s ids and offsets.
+
+        Raises
+        ------
+        TypeError
+            If ``texts`` is a str or holds a non-str.
+        TokembedError
             If a word is not in the vocabulary (or spells a special token) and there is no ``unk_token``.
         """
-        from tokembed.text.fast import index_words
-
         self._check_is_fitted()
-        texts = list(texts)
-        if not texts:
-            return np.zeros(0, np.int32), np.zeros(0, np.int64)
-        ids, offsets, words = index_words(texts, self._pre_tokenizer, self._normalizer)
-        n_special = len(self.special_tokens_)
-        vocab = self.vocab_
-        table = np.fromiter((vocab.get(w, -1) for w in words.words()), dtype=np.int64, count=len(words))
-        unknown = table < n_special  # a word that spells a special token is plain text, as in encode
-        if unknown.any():
-            if self._unk_id < 0:
-                bad = words.words()[int(np.flatnonzero(unknown)[0])]
-                what = "spells a special token (plain text unless allowed_special lists it)" if vocab.get(bad, -1) \
-                    >= 0 else "is not in the vocabulary"
-                raise TokembedError(f"word: {bad!r} {what} and there is no unk_token")
-            table[unknown] = self._unk_id
-        return table[ids].astype(np.int32), np.diff(offsets)
+        texts, _ = check_batch_inputs(texts, None)
+        got = self._encode_chunks(texts, spans, resolve_workers(num_workers))
+        if got is None:
+            return super().encode_ids(texts, spans=spans)
+        return (got[0], got[1], got[2]) if spans else (got[0], got[1])
 
     # -- state ------------------------------------------------------------------------------------------------
     def word_spans(self, text: str) -> np.ndarray:

@@ -14,7 +14,7 @@ from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import Encoding
 from tokembed.errors import (ArtifactError, CorpusError, DataError, ParameterError, TokembedError,
                              VocabularySizeWarning)
-from tokembed.postprocess import EncodeOptions
+from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
 
 from . import files
 from ._charmap import char_map
@@ -451,6 +451,22 @@ class WordPieceTokenizer(Tokenizer):
     def _encode_text(self, text: str) -> Encoding:
         ids, offsets, _ = self._encode_arrays([text])
         return Encoding(ids, self._itos[ids].tolist(), offsets)
+
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False, num_workers: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ids, and with ``spans=True`` code-point spans, packed (see :meth:`tokembed.Tokenizer.encode_ids`): the
+        flat arrays of the kernel (:func:`~tokembed.plugins.wordpiece._encode.encode_texts`, chunks of about a
+        million characters on ``num_workers`` threads, default one), with no :class:`Encoding` or token string.
+
+        Raises
+        ------
+        TypeError, TokembedError
+            As :meth:`encode_batch`.
+        """
+        self._check_is_fitted()
+        texts, _ = check_batch_inputs(texts, None)
+        ids, offsets, lengths = self._encode_arrays(texts, resolve_workers(num_workers))
+        return (ids, lengths, offsets) if spans else (ids, lengths)
 
     def word_spans(self, text: str) -> np.ndarray:
         """BERT's words of ``text`` (whitespace split, punctuation alone, CJK ideographs alone with

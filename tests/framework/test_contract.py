@@ -381,6 +381,17 @@ class BadOffsets(CharTokenizer):
         return enc
 
 
+class PackedSpansOffByOne(CharTokenizer):
+    def encode_ids(self, texts, *, spans=False):
+        out = super().encode_ids(texts, spans=spans)
+        return (out[0], out[1], out[2] + 1) if spans else out
+
+
+class PackedIdsWithoutSpans(CharTokenizer):
+    def encode_ids(self, texts):  # written before spans=... existed
+        return super().encode_ids(texts)
+
+
 class TokensDisagree(CharTokenizer):
     def _encode_text(self, text):
         enc = super()._encode_text(text)
@@ -485,6 +496,8 @@ BROKEN = [
     (check_deterministic, UnseededEmbedder, "two fits with {'seed': 0} give different artifacts"),
     (check_tokenizer_encoding, BadOffsets, "offsets must satisfy"),
     (check_tokenizer_encoding, TokensDisagree, r"!= id_to_token\(ids\)"),
+    (check_tokenizer_encoding, PackedSpansOffByOne, r"encode_ids\(texts, spans=True\) gives other spans"),
+    (check_tokenizer_encoding, PackedIdsWithoutSpans, r"encode_ids\(texts, spans=True\) raised TypeError"),
     (check_tokenizer_encoding, DecodeCrashes, "decode of .* raised TokembedError"),
     (check_tokenizer_encoding, AcceptsBytes, "did not raise TypeError"),
     (check_tokenizer_vocab, HoleInVocab, "not exactly 0 .. get_vocab_size"),

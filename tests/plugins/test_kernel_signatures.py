@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 KERNELS = {
-    "tokembed.text._kernels": ["count_pieces", "scan_spans"],
+    "tokembed.text._kernels": ["count_pieces", "scan_docs", "scan_spans"],
     "tokembed.plugins._subword._kernels": ["fill_pair_table", "merge_run"],
     "tokembed.plugins._subword._kernels_encode": ["encode_words"],
     "tokembed.plugins.bpe._kernels": ["_dedup_words", "expand_words"],
@@ -60,6 +60,11 @@ for pre in ("gpt2", "word_punct", "whitespace_split", "bert", "sklearn"):
     fast.index_words(docs, pre, workers=2, chunk_bytes=512)
 for pre in (GPT2(), Bert()):
     fast.fast_spans(pre, long_text)
+from tokembed.plugins.word.tokenizer import WordTokenizer
+for pre in ("gpt2", "word_punct", "identity"):
+    word = WordTokenizer(pre_tokenizer=pre, normalizer="lowercase").fit(docs)
+    word.encode_ids(docs + [long_text], spans=True, num_workers=2)
+    word.encode_batch(docs[:4])
 for byte_level in (False, True):
     tok = BPETokenizer(vocab_size=120, byte_level=byte_level, dropout=None)
     tok.fit(docs)

@@ -44,6 +44,11 @@ def test_encode_ids_equals_sentencepiece_ids_packed(pair):
     want = ref.encode(lines[:-1]) + [ours.encode("a\ud800b", add_special_tokens=False).ids.tolist()]
     assert ids.tolist() == [i for w in want for i in w]
     assert lengths.tolist() == [len(w) for w in want]
+    # with spans: the same ids, and the offsets encode_batch gives (checked against sentencepiece's own below)
+    ids2, lengths2, spans = ours.encode_ids(lines, num_workers=2, spans=True)
+    assert np.array_equal(ids2, ids) and np.array_equal(lengths2, lengths)
+    encodings = ours.encode_batch(lines, add_special_tokens=False)
+    assert spans.dtype == np.int64 and spans.tolist() == [list(o) for e in encodings for o in e.offsets.tolist()]
 
 
 def test_decode_equals_sentencepiece_decode(pair):

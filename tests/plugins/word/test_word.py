@@ -164,5 +164,32 @@ def test_encode_ids_equals_the_ids_of_encode_batch():
     assert lengths.tolist() == [len(e) for e in expected]
     assert ids.tolist() == [i for e in expected for i in e]
     strict = WordTokenizer(unk_token=None).fit(["the whale"])
-    with pytest.raises(TokembedError, match="'sea' is not in the vocabulary and there is no unk_token"):
+    with pytest.raises(TokembedError, match=r"'sea' at \(4, 7\) is not in the vocabulary and there is no unk_token"):
         strict.encode_ids(["the sea"])
+
+
+_HARD = ["", "  \t\n ", "The Whale's hump, 12 harpoons!", "İstanbul ﬁne ①② ＡＢＣ Crème Brûlée", "日本語のテキスト。",
+         "👩‍👩‍👧 e\u0301 \ud800 lone", "ctrl\x00\x85 zero\u200bwidth", "a" * 70_000 + " tail"]
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["word_punct", "whitespace_split", "bert", "gpt2", "sklearn", "identity"])
+@pytest.mark.parametrize("normalizer", [None, ["nfkc", "lowercase"], ["bert_clean", "nfd", "strip_accents",
+                                                                      "lowercase"]], ids=str)
+def test_the_numba_path_equals_the_python_path(monkeypatch, moby_lines, pre_tokenizer, normalizer):
+    from tokembed.text import fast
+
+    if not fast.is_enabled():
+        pytest.skip("numba is not importable or TOKEMBED_PURE_PYTHON=1")
+    docs = moby_lines[:2000] + _HARD
+    # whole lines ("identity") are seldom seen twice: keep them all
+    tok = WordTokenizer(min_frequency=1 if pre_tokenizer == "identity" else 2, pre_tokenizer=pre_tokenizer,
+                        normalizer=normalizer).fit(moby_lines[:1000])
+    numba_packed = tok.encode_ids(docs, spans=True)
+    numba_batch = tok.encode_batch(docs, add_special_tokens=False)
+    monkeypatch.setenv("TOKEMBED_PURE_PYTHON", "1")  # split_text and a dict lookup, text by text
+    python_packed = tok.encode_ids(docs, spans=True)
+    python_batch = tok.encode_batch(docs, add_special_tokens=False)
+    for a, b in zip(numba_packed, python_packed):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert numba_batch == python_batch  # ids, tokens, offsets and masks, text by text
+    assert numba_batch == [tok._encode_text(d) for d in docs]
