@@ -165,7 +165,8 @@ def _place_labels(fig: Any, ax: Any, items: list[tuple[float, float, str, list[A
         mine = {id(a) for a in own}
         blocking = [b for k, b in boxes.items() if k not in mine]
         for rotation in (0, 90):
-            label = ax.text(x, y, text, ha="center", va="bottom", fontsize=7, color="#374151", rotation=rotation)
+            label = ax.text(x, y, text, ha="center", va="bottom", fontsize=7, color="#374151", rotation=rotation,
+                            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.4, "alpha": 0.85})
             extent = _box(label.get_window_extent(renderer))
             inside = frame.x0 <= extent[0] and extent[2] <= frame.x1 and extent[3] <= frame.y1
             if inside and not any(overlaps(extent, other) for other in placed + blocking):
@@ -292,11 +293,10 @@ def _premium(comparison: Any, data: dict[str, Any], layout: dict[str, Any] | Non
                 ticks.append(f"{flag}{_mpl(lang)}\n{share:.0%} same\nas {_mpl(ref)}")
             else:
                 ticks.append(_mpl(lang))
-        ax.set_xticklabels(ticks, fontsize=8.5)
+        ax.set_xticklabels(ticks, fontsize=8)
         for tick, lang in zip(ax.get_xticklabels(), langs):
             if lang in data["flagged"]:
                 tick.set_color("#b91c1c")
-                tick.set_fontweight("bold")
         ax.set_ylabel(f"premium (tokens / {_mpl(ref)} tokens)")
         ax.set_title(f"Tokenization premium relative to {_mpl(ref)}", loc="left")
         ax.set_ylim(0, max(top, 1.0) * 1.22)

@@ -208,3 +208,44 @@ def test_the_boundary_diff_marks_tokens_for_the_picked_pair(narrow):
     for classes, same in zip(boxes, agree["char"]):
         assert {c for c in classes.split() if c[0] == "s"} == {f"s{labels.index(x)}" for x in same}
     assert any("s2" not in c.split() for c in boxes)  # char and word do cut differently
+
+
+def _chromium() -> str | None:
+    import shutil
+
+    return next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless Chromium is not installed (Debian: apt-get install chromium)")
+def test_chromium_highlights_the_picked_pair_and_nothing_when_a_equals_b(narrow, tmp_path):
+    import os
+    import subprocess
+    import tempfile
+
+    import numpy as np
+    from matplotlib.image import imread
+
+    page = render_html(narrow)
+    page = re.sub(r'<section id="(summary|plots)">.*?</section>', "", page, flags=re.S)  # the samples on screen
+    page = page.replace('class="tok t0 diffed"', 'class="tok t0"')  # the legend's highlighted sample box
+
+    def yellow_pixels(doc: str, name: str) -> int:
+        report = tmp_path / f"{name}.html"
+        report.write_text(doc, encoding="utf-8")
+        shot = tmp_path / f"{name}.png"
+        profile = tempfile.mkdtemp(prefix="chromium-", dir=tmp_path)
+        cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+               f"--screenshot={shot}", "--window-size=1280,1600", report.as_uri()]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "HOME": str(tmp_path)})
+        assert shot.exists(), f"no screenshot (exit {done.returncode}): {done.stderr[-2000:]}"
+        rgb = (imread(str(shot))[..., :3] * 255).round()
+        return int((np.abs(rgb - np.array([0xFD, 0xE0, 0x47])).max(axis=-1) <= 6).sum())  # #fde047, the highlight
+
+    # char (A) against unky (B), picked by default: they cut differently, so tokens are highlighted
+    assert yellow_pixels(page, "pair") > 500
+    # A = B = char: nothing differs, nothing is highlighted
+    same = page.replace('id="diff-b1" class="diff-input" checked>', 'id="diff-b1" class="diff-input">')
+    same = same.replace('id="diff-b0" class="diff-input">', 'id="diff-b0" class="diff-input" checked>')
+    assert yellow_pixels(same, "same") == 0
