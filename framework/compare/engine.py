@@ -254,12 +254,12 @@ def tokenizer_type(tok: Any) -> str:
 
     A tokenizer that reads SentencePiece files (it has ``from_sentencepiece``) and whose learned ``model_type_``
     is not its plugin name (a SentencePiece BPE model such as Mistral's, encoded by the unigram plugin) is shown as
-    ``"bpe (sentencepiece)"``.
+    ``"sentencepiece bpe"``.
     """
     name = getattr(tok, "name", "") or type(tok).__name__
     model_type = getattr(tok, "model_type_", None)
     if isinstance(model_type, str) and model_type and model_type != name:
-        return f"{model_type} (sentencepiece)" if hasattr(tok, "from_sentencepiece") else f"{model_type} ({name})"
+        return f"sentencepiece {model_type}" if hasattr(tok, "from_sentencepiece") else f"{name} ({model_type} model)"
     return name
 
 

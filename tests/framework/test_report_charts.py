@@ -135,9 +135,9 @@ def test_a_sentencepiece_bpe_model_is_shown_as_bpe():
     except DataError as exc:
         pytest.skip(f"the mistral_v1_model dataset is not fetched: {exc}")
     mistral = UnigramTokenizer.from_sentencepiece(path)
-    assert mistral.name == "unigram" and tokenizer_type(mistral) == "bpe (sentencepiece)"
+    assert mistral.name == "unigram" and tokenizer_type(mistral) == "sentencepiece bpe"
     comp = compare_tokenizers({"mistral": mistral}, {"k": ["a whale"]}, metrics=["tokens"], samples=0)
-    assert comp.tokenizers["mistral"]["type"] == "bpe (sentencepiece)"
+    assert comp.tokenizers["mistral"]["type"] == "sentencepiece bpe"
 
 
 def test_a_trained_tokenizer_keeps_its_plugin_name(toks):
