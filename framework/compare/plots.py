@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import TokembedError
 
-__all__ = ["draw_plots", "chart_data", "overlaps", "PLOTS", "PLOT_NOTE"]
+__all__ = ["draw_plots", "chart_data", "overlaps", "PLOTS", "MARK_NOTE", "LABEL_NOTE"]
 
 #: Plot id -> caption. ``premium`` is drawn only when the comparison has a parallel set.
 PLOTS: dict[str, str] = {
@@ -29,10 +29,11 @@ PLOTS: dict[str, str] = {
                "(lines over 80 characters); a language marked \u26a0 is mostly the reference's text, so its premium "
                "says little about that language.",
 }
-#: Said under every plot: how marked tokenizers are drawn and where the values not written are.
-PLOT_NOTE = ("Hatched bars and dashed lines: a tokenizer with more than {limit:.0%} unknown tokens on that corpus "
-             "(its compression is bought with unknown tokens and is not compared). Values are written only where "
-             "they fit without overlapping; every value is in the summary tables.")
+#: Said under every plot where a tokenizer is marked: how it is drawn.
+MARK_NOTE = ("Hatched bars and dashed lines: a tokenizer with more than {limit:.0%} unknown tokens on that corpus "
+             "(its compression is bought with unknown tokens and is not compared).")
+#: Said under every plot: where the values not written are.
+LABEL_NOTE = "Values are written only where they fit without overlapping; every value is in the summary tables."
 
 _PALETTE = ["#3b6fb6", "#e07b39", "#3a9a5b", "#c0392b", "#7d5ba6", "#8c6d46", "#d16ba5", "#6b7280", "#b8a22f",
             "#2a9db5"]

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..metrics import format_value
 from .boundaries import agreeing
-from .plots import PLOT_NOTE, PLOTS, draw_plots
+from .plots import LABEL_NOTE, MARK_NOTE, PLOTS, chart_data, draw_plots
 
 __all__ = ["render_html", "write_html", "draw_plots", "PLOTS"]
 
@@ -225,11 +225,13 @@ def _summary(comparison: Any) -> str:
 
 def _plots(comparison: Any) -> str:
     images = draw_plots(comparison)
+    charts = chart_data(comparison)
     out = ['<section id="plots"><h2>Plots</h2>']
     for key, png in images.items():
         data = base64.b64encode(png).decode("ascii")
         caption = PLOTS[key]
-        note = PLOT_NOTE.format(limit=comparison.unk_rate_limit)
+        marked = any(row["marked"] for row in charts[key]["series"])
+        note = (MARK_NOTE.format(limit=comparison.unk_rate_limit) + " " if marked else "") + LABEL_NOTE
         out.append(f'<figure class="plot" id="plot-{key}"><img alt="{_esc(caption)}" '
                    f'src="data:image/png;base64,{data}"><figcaption>{_esc(caption)} {_esc(note)}</figcaption>'
                    "</figure>")

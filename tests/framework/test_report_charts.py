@@ -62,7 +62,7 @@ def test_the_unknown_token_rule_applies_when_unk_rate_is_not_requested(narrow):
     assert again.unk_heavy("unky", "moby") and again.best("moby", "tokens") == narrow.best("moby", "tokens")
 
 
-def test_every_chart_holds_every_tokenizer_and_marks_the_unknown_heavy(narrow):
+def test_every_chart_holds_every_tokenizer_and_marks_the_unknown_heavy(narrow, toks):
     data = chart_data(narrow)
     assert set(data) == {"chars-per-token", "fertility", "token-lengths", "premium"}
     for key, chart in data.items():
@@ -72,11 +72,13 @@ def test_every_chart_holds_every_tokenizer_and_marks_the_unknown_heavy(narrow):
             assert row["marked"] == narrow.unk_heavy(row["tokenizer"], row["group"]), (key, row)
         assert any(r["marked"] and r["tokenizer"] == "unky" for r in chart["series"]), key
         assert not any(r["marked"] and r["tokenizer"] == "char" for r in chart["series"]), key
-    # the caption of every plot says what the marks mean
+    # the caption of every plot says what the marks mean, where a tokenizer is marked
     page = render_html(narrow)
     for key in data:
         caption = re.search(rf'id="plot-{key}">.*?<figcaption>(.*?)</figcaption>', page, re.S).group(1)
         assert f"more than {UNK_RATE_LIMIT:.0%} unknown tokens" in caption and "Hatched" in caption
+    clean = compare_tokenizers({"char": toks["char"]}, {"k": LINES[:50]}, metrics=["tokens"], samples=0)
+    assert "Hatched" not in render_html(clean)  # nothing marked, nothing to explain
 
 
 # -- value labels -------------------------------------------------------------------------------------------------
