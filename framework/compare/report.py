@@ -75,6 +75,7 @@ td.best { background:var(--best-bg); color:var(--best-fg); font-weight:700; }
 td.excluded { color:var(--muted); background:#f3f4f6; font-style:italic; }
 td.na { color:#9ca3af; font-style:italic; }
 td.flagged { background:#fef3c7; color:#92400e; }
+td.best.flagged { background:var(--best-bg); color:var(--best-fg); box-shadow:inset 0 -3px 0 #f59e0b; }
 p.flag { margin:2px 0 8px; padding:6px 10px; background:#fef3c7; color:#92400e; border-radius:6px; font-size:13.5px; }
 .dir { color:var(--muted); font-weight:400; margin-left:3px; }
 .type { color:var(--muted); }
@@ -203,18 +204,20 @@ def _summary(comparison: Any) -> str:
             for m in shown:
                 v = r.values.get(m)
                 cls = ["num"]
-                tip = ""
+                tips = []
                 if v is None:
                     cls.append("na")
                 elif r.tokenizer in comparison.best(corpus, m):
                     cls.append("best")
-                elif flag and comparison.metrics[m].get("scope") == "parallel":
-                    cls.append("flagged")
-                    tip = f' title="{_esc(flag)}"'
                 elif r.tokenizer in comparison.excluded(corpus, m):
                     cls.append("excluded")
-                    tip = (f' title="not compared: {_esc(format_value(comparison.unk_rate(r.tokenizer, corpus), ".1%"))} of its '
-                           f'tokens are unknown (above {comparison.unk_rate_limit:.0%})"')
+                    rate = format_value(comparison.unk_rate(r.tokenizer, corpus), ".1%")
+                    tips.append(f"not compared: {rate} of its tokens are unknown "
+                                f"(above {comparison.unk_rate_limit:.0%})")
+                if v is not None and flag and comparison.metrics[m].get("scope") == "parallel":
+                    cls.append("flagged")
+                    tips.append(flag)
+                tip = f' title="{_esc(" ".join(tips))}"' if tips else ""
                 text = format_value(v, comparison.metrics[m].get("display", ".3f"))
                 out.append(f'<td class="{" ".join(cls)}" data-metric="{_esc(m)}"{tip}>{_esc(text)}</td>')
             out.append("</tr>")
