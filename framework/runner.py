@@ -566,6 +566,11 @@ def summary_table(result: RunResult) -> str:
         if rows else []
     for r in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    measuring = sum(t["seconds"] for step, t in result.timings.items() if step.startswith("evaluate tokenizer "))
+    timed = sum(t["seconds"] for t in result.timings.values())
+    if measuring > timed / 2:  # the timed steps run one after the other: their sum is the run's working time
+        lines.append(f"metrics took {measuring:.1f} s of the run's {timed:.1f} s; tokembed run --no-metrics skips "
+                     "them (the tokenizers are still trained and saved)")
     for label, tok in result.tokenizers.items():
         if label not in result.metrics:  # --no-metrics
             seconds = result.timings.get(f"fit tokenizer {label}", {}).get("seconds")

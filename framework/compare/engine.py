@@ -161,6 +161,8 @@ def compare_tokenizers(
     if not sources:
         raise TokembedError("compare: give at least one corpus (or a parallel set)")
     classes = resolve_metrics(metrics, registry)
+    # the unknown-token rate decides which compression values are compared (Comparison.unk_heavy): measured always
+    measured = classes + [c for c in resolve_metrics(["unk_rate"]) if c.name not in {k.name for k in classes}]
     if samples < 0:
         raise TokembedError(f"compare: samples must be >= 0, got {samples}")
 
@@ -170,7 +172,7 @@ def compare_tokenizers(
     parallel_runs: dict[str, dict[str, MetricRun]] = {}  # tokenizer -> language -> run
     for name, docs in sources.items():
         is_parallel = pset is not None and name in pset.texts
-        scoped = [c for c in classes if c.scope == "corpus" or (is_parallel and c.scope == "parallel")]
+        scoped = [c for c in measured if c.scope == "corpus" or (is_parallel and c.scope == "parallel")]
         lengths = {label: _TokenLengths() for label in tokenizers}
         runs = {label: MetricRun(tok, scoped, observers=[lengths[label]]) for label, tok in tokenizers.items()}
         collector = _SampleCollector(samples)
@@ -188,10 +190,10 @@ def compare_tokenizers(
         corpus_info[name] = {k: stats[k] for k in ("documents", "characters", "bytes", "words")}
         corpus_info[name]["parallel"] = is_parallel
         for label, run in runs.items():
-            values = run.results()
-            values = {c.name: values.get(c.name) for c in classes}
+            measured_values = run.results()
+            values = {c.name: measured_values.get(c.name) for c in classes}
             results.append(Result(label, name, values, run.extras(), dict(sorted(lengths[label].counts.items())),
-                                  run.stats.seconds))
+                                  run.stats.seconds, measured_values.get("unk_rate")))
             if is_parallel:
                 parallel_runs.setdefault(label, {})[name] = run
         sample_map[name] = [
@@ -209,7 +211,7 @@ def compare_tokenizers(
                         r.values[cls.name] = _clean_value(cls, per_lang[r.corpus])
 
     tok_info = {
-        label: {"type": getattr(tok, "name", "") or type(tok).__name__,
+        label: {"type": tokenizer_type(tok),
                 "params": json.loads(json.dumps(_json_safe(tok.get_params())))
                 if callable(getattr(tok, "get_params", None)) else {},
                 "vocab_size": int(tok.get_vocab_size())}
@@ -221,9 +223,44 @@ def compare_tokenizers(
     parallel_info = None
     if pset is not None:
         parallel_info = {"name": pset.name, "reference": pset.reference, "languages": list(pset.texts),
-                         "chapters": len(pset.texts[pset.reference])}
+                         "chapters": len(pset.texts[pset.reference]),
+                         "same_as_reference": same_as_reference(pset.texts, pset.reference)}
     return Comparison(tok_info, corpus_info, {c.name: c.describe() for c in classes}, results, sample_map,
                       parallel_info)
+
+
+def same_as_reference(texts: Mapping[str, list[str]], reference: str) -> dict[str, float | None]:
+    """Language -> share of its prose identical to the reference's, for each language but the reference: the
+    characters of its lines longer than 80 characters that are also a line of the same chapter in the reference,
+    over the characters of all such lines (the measure of ``untranslated_share`` in the ``multilingual`` dataset's
+    manifest); None for a language without such lines. A language whose text is mostly the reference's has a
+    premium near 1 that says nothing about the language."""
+    from ..datasets._builders import untranslated_chars
+
+    out: dict[str, float | None] = {}
+    for lang, chapters in texts.items():
+        if lang == reference:
+            continue
+        same = total = 0
+        for text, ref in zip(chapters, texts[reference]):
+            s, t = untranslated_chars(text, ref)
+            same, total = same + s, total + t
+        out[lang] = round(same / total, 4) if total else None
+    return out
+
+
+def tokenizer_type(tok: Any) -> str:
+    """What the report calls a tokenizer's type: its plugin name, or what the model it holds is when that differs.
+
+    A tokenizer that reads SentencePiece files (it has ``from_sentencepiece``) and whose learned ``model_type_``
+    is not its plugin name (a SentencePiece BPE model such as Mistral's, encoded by the unigram plugin) is shown as
+    ``"sentencepiece bpe"``.
+    """
+    name = getattr(tok, "name", "") or type(tok).__name__
+    model_type = getattr(tok, "model_type_", None)
+    if isinstance(model_type, str) and model_type and model_type != name:
+        return f"sentencepiece {model_type}" if hasattr(tok, "from_sentencepiece") else f"{name} ({model_type} model)"
+    return name
 
 
 def _clean_value(cls: type, value: Any) -> Any:

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics import format_value
-from .plots import PLOTS, draw_plots
+from .boundaries import agreeing
+from .plots import LABEL_NOTE, MARK_NOTE, PLOTS, chart_data, draw_plots
 
 __all__ = ["render_html", "write_html", "draw_plots", "PLOTS"]
 
@@ -73,6 +74,9 @@ table.summary tbody th .type { display:block; font-weight:400; font-size:12px; }
 td.best { background:var(--best-bg); color:var(--best-fg); font-weight:700; }
 td.excluded { color:var(--muted); background:#f3f4f6; font-style:italic; }
 td.na { color:#9ca3af; font-style:italic; }
+td.flagged { background:#fef3c7; color:#92400e; }
+td.best.flagged { background:var(--best-bg); color:var(--best-fg); box-shadow:inset 0 -3px 0 #f59e0b; }
+p.flag { margin:2px 0 8px; padding:6px 10px; background:#fef3c7; color:#92400e; border-radius:6px; font-size:13.5px; }
 .dir { color:var(--muted); font-weight:400; margin-left:3px; }
 .type { color:var(--muted); }
 figure.plot { margin:18px 0 26px; }
@@ -96,6 +100,13 @@ figure.plot figcaption { color:var(--muted); font-size:13.5px; margin-top:6px; m
 .tok:hover { outline:2px solid var(--accent); }
 .ws { color:#9ca3af; }
 .gap { white-space:pre; color:#c0c4cc; }
+.diff-input { position:absolute; opacity:0; pointer-events:none; }
+.diff-pick { position:sticky; top:0; background:var(--card); padding:6px 0 8px; z-index:1;
+             border-bottom:1px solid var(--line); margin-bottom:6px; }
+.diff-side { display:flex; flex-wrap:wrap; gap:4px; align-items:center; margin:3px 0; font-size:13px; }
+.diff-side b { width:18px; }
+.diff-side label { border:1px solid #d1d5db; border-radius:4px; padding:1px 7px; cursor:pointer; }
+.tok.diffed { background:#fde047; border-color:#a16207; color:#422006; }
 .legend-tok { margin-right:14px; font-size:13px; color:var(--muted); }
 td.def { max-width:520px; }
 td.src { color:#4b5563; font-size:13px; max-width:360px; }
@@ -124,11 +135,15 @@ def _gap(text: str) -> str:
     return f'<span class="gap">{_visible(text)}</span>' if text else ""
 
 
-def _segmentation(text: str, tokens: list[tuple[str, int, int, int]], unk_token: Any) -> str:
+def _segmentation(text: str, tokens: list[tuple[str, int, int, int]], unk_token: Any,
+                  agree: list[list[int]] | None = None) -> str:
     """Token boxes for one sentence: the text each token covers, in order; gaps the tokenizer skipped stay plain.
 
     A token whose span starts inside the previous token's (a byte piece of the same character) shows its own
-    string in a dashed box; a token without span (a special token) shows its string in a grey box.
+    string in a dashed box; a token without span (a special token) shows its string in a grey box. ``agree`` gives,
+    per token, the positions (in the comparison's tokenizer order) of the tokenizers that cut it out the same way
+    (:func:`tokembed.compare.boundaries.agreeing`): each becomes a class ``s<k>``, which the boundary diff's style
+    rules read.
     """
     parts = []
     pos = 0
@@ -153,6 +168,8 @@ def _segmentation(text: str, tokens: list[tuple[str, int, int, int]], unk_token:
                 note = "unknown token"
             pos = end
         title = f"id {tid} · token {tok!r} · characters {where}" + (f" · {note}" if note else "")
+        if agree is not None:
+            cls += "".join(f" s{j}" for j in agree[k])
         parts.append(f'<span class="tok {cls}" title="{_esc(title)}" data-id="{tid}">{_visible(shown)}</span>')
     parts.append(_gap(text[pos:]))
     return "".join(parts)
@@ -169,6 +186,9 @@ def _summary(comparison: Any) -> str:
         shown = comparison.shown_metrics(corpus)
         out.append(f'<h3 id="corpus-{_esc(_slug(corpus))}">{_esc(corpus)}<small>{_esc(_corpus_stats(info))}'
                    "</small></h3>")
+        flag = comparison.same_text_note(corpus)
+        if flag:
+            out.append(f'<p class="flag" data-corpus="{_esc(corpus)}">\u26a0 {_esc(flag)}</p>')
         out.append('<div class="table-wrap"><table class="summary"><thead><tr><th>tokenizer</th>')
         for m in shown:
             meta = comparison.metrics[m]
@@ -184,15 +204,20 @@ def _summary(comparison: Any) -> str:
             for m in shown:
                 v = r.values.get(m)
                 cls = ["num"]
-                tip = ""
+                tips = []
                 if v is None:
                     cls.append("na")
                 elif r.tokenizer in comparison.best(corpus, m):
                     cls.append("best")
                 elif r.tokenizer in comparison.excluded(corpus, m):
                     cls.append("excluded")
-                    tip = (f' title="not compared: {_esc(format_value(r.values.get("unk_rate"), ".1%"))} of its '
-                           f'tokens are unknown (above {comparison.unk_rate_limit:.0%})"')
+                    rate = format_value(comparison.unk_rate(r.tokenizer, corpus), ".1%")
+                    tips.append(f"not compared: {rate} of its tokens are unknown "
+                                f"(above {comparison.unk_rate_limit:.0%})")
+                if v is not None and flag and comparison.metrics[m].get("scope") == "parallel":
+                    cls.append("flagged")
+                    tips.append(flag)
+                tip = f' title="{_esc(" ".join(tips))}"' if tips else ""
                 text = format_value(v, comparison.metrics[m].get("display", ".3f"))
                 out.append(f'<td class="{" ".join(cls)}" data-metric="{_esc(m)}"{tip}>{_esc(text)}</td>')
             out.append("</tr>")
@@ -203,12 +228,16 @@ def _summary(comparison: Any) -> str:
 
 def _plots(comparison: Any) -> str:
     images = draw_plots(comparison)
+    charts = chart_data(comparison)
     out = ['<section id="plots"><h2>Plots</h2>']
     for key, png in images.items():
         data = base64.b64encode(png).decode("ascii")
         caption = PLOTS[key]
+        marked = any(row["marked"] for row in charts[key]["series"])
+        note = (MARK_NOTE.format(limit=comparison.unk_rate_limit) + " " if marked else "") + LABEL_NOTE
         out.append(f'<figure class="plot" id="plot-{key}"><img alt="{_esc(caption)}" '
-                   f'src="data:image/png;base64,{data}"><figcaption>{_esc(caption)}</figcaption></figure>')
+                   f'src="data:image/png;base64,{data}"><figcaption>{_esc(caption)} {_esc(note)}</figcaption>'
+                   "</figure>")
     if "premium" not in images:
         out.append('<p class="note">No parallel set was given, so there is no premium plot.</p>')
     out.append("</section>")
@@ -216,6 +245,8 @@ def _plots(comparison: Any) -> str:
 
 
 def _segmentation_view(comparison: Any) -> str:
+    labels = list(comparison.tokenizers)
+    index = {label: j for j, label in enumerate(labels)}
     out = ['<section id="segmentation"><h2>Segmentation</h2>',
            '<p class="note">Sample sentences of each corpus split by each tokenizer. Each box is one token showing the '
            'text it covers; hover a token for its id. '
@@ -223,20 +254,69 @@ def _segmentation_view(comparison: Any) -> str:
            '<span class="legend-tok">faded: text no token covers</span>'
            '<span class="tok part">dashed</span> a piece of a character '
            '<span class="tok unk">red</span> unknown token</p>']
+    diff = len(labels) >= 2
+    if diff:
+        out.append(_diff_picker(labels))
     for corpus, samples in comparison.samples.items():
         out.append(f'<h3>{_esc(corpus)}<small>{len(samples)} sample sentences</small></h3>')
         for i, sample in enumerate(samples):
+            agree = agreeing(sample.text, sample.tokens) if diff else {}
             out.append(f'<div class="sample" data-corpus="{_esc(corpus)}" data-sample="{i}">')
             out.append(f'<p class="sample-text">{_esc(sample.text)}</p>')
             for label, tokens in sample.tokens.items():
                 unk = (comparison.tokenizers.get(label, {}).get("params") or {}).get("unk_token")
-                out.append(f'<div class="seg-row" data-tokenizer="{_esc(label)}">'
+                marks = [[index[a] for a in row if a in index] for row in agree[label]] if label in agree else None
+                row = f" r{index[label]}" if label in index else ""
+                out.append(f'<div class="seg-row{row}" data-tokenizer="{_esc(label)}">'
                            f'<span class="seg-label">{_esc(label)}</span>'
-                           f'<span class="seg-tokens">{_segmentation(sample.text, tokens, unk)}</span>'
+                           f'<span class="seg-tokens">{_segmentation(sample.text, tokens, unk, marks)}</span>'
                            f'<span class="seg-count">{len(tokens)} tokens</span></div>')
             out.append("</div>")
+    if diff:
+        out.append("</div></div>")  # .diff-samples, .diff
     out.append("</section>")
     return "\n".join(out)
+
+
+def _diff_css(n: int) -> str:
+    """The boundary diff's style, for ``n`` tokenizers: without script, for each pair picked (A, B), rules put A's
+    and B's rows first in every sample and highlight each of their tokens that the other does not cut out the same
+    way (a token lacking the class ``s<other>``)."""
+    if n < 2:
+        return ""
+    rules = [".diff .sample { display:flex; flex-direction:column; }", ".diff .sample-text { order:-3; }"]
+    for i in range(n):
+        rules.append(f"#diff-a{i}:checked ~ .diff-pick label[for=diff-a{i}], "
+                     f"#diff-b{i}:checked ~ .diff-pick label[for=diff-b{i}] {{ background:#1f2937; color:#fff; }}")
+        rules.append(f"#diff-a{i}:checked ~ .diff-samples .r{i} {{ order:-2; }}")
+        rules.append(f"#diff-b{i}:checked ~ .diff-samples .r{i} {{ order:-1; }}")
+        for j in range(n):
+            if i != j:
+                pair = f"#diff-a{i}:checked ~ #diff-b{j}:checked ~ .diff-samples"
+                rules.append(f"{pair} .r{i} .tok:not(.s{j}), {pair} .r{j} .tok:not(.s{i}) "
+                             "{ background:#fde047; border-color:#a16207; color:#422006; }")
+                rules.append(f"{pair} .r{i} .seg-label, {pair} .r{j} .seg-label {{ color:#a16207; }}")
+    return "\n".join(rules)
+
+
+def _diff_picker(labels: list[str]) -> str:
+    """The boundary diff's controls: two rows of radio buttons (tokenizers A and B, the first two picked), then
+    the samples as their siblings (the caller closes both ``div``); :func:`_diff_css` styles them."""
+    n = len(labels)
+    inputs = "".join(f'<input type="radio" name="diff-{side}" id="diff-{side}{k}" class="diff-input"'
+                     f'{" checked" if k == (0 if side == "a" else 1) else ""}>'
+                     for side in "ab" for k in range(n))
+    pick = []
+    for side, name in (("a", "A"), ("b", "B")):
+        pick.append(f'<div class="diff-side"><b>{name}</b>'
+                    + "".join(f'<label for="diff-{side}{k}">{_esc(label)}</label>' for k, label in enumerate(labels))
+                    + "</div>")
+    return ('<div class="diff">' + inputs
+            + '<div class="diff-pick"><p class="note">Boundary diff: pick two tokenizers; in every sample their rows '
+            'come first, and each token that the other one does not cut out the same way is '
+            '<span class="tok t0 diffed">highlighted</span> (compared on characters: the spaces a token carries '
+            'and the bytes of one character do not count).</p>' + "".join(pick) + "</div>"
+            '<div class="diff-samples">')
 
 
 def _glossary(comparison: Any) -> str:
@@ -315,7 +395,7 @@ def render_html(comparison: Any, title: str | None = None, grid: Any = None) -> 
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_esc(title)}</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{_CSS}{_diff_css(len(comparison.tokenizers))}</style></head><body>",
         f"<header><h1>{_esc(title)}</h1><p class=\"lede\">{_esc(lede)}</p>",
         '<nav><a href="#summary">Summary</a><a href="#plots">Plots</a><a href="#segmentation">Segmentation</a>'
         '<a href="#metrics">Metrics</a><a href="#setup">Tokenizers and corpora</a>'

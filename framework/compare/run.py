@@ -29,6 +29,7 @@ from ..io import atomic_write_json, atomic_write_text
 from ..recipe.load import load_tokenizer
 from ..recipe.specs import ComponentSpec
 from ..runs import RunFolder, stage, yaml_dump
+from .engine import tokenizer_type
 
 __all__ = ["run_comparison", "CompareRun", "PRINT_FORMATS", "render"]
 
@@ -187,7 +188,7 @@ def run_comparison(
         step = f"load {item.label}"
         timings[step] = {"seconds": round(seconds, 4)}
         loaded_tokenizers[item.label] = tok
-        _say(quiet, f"loaded {item.label} ({item.type}): {tok.get_vocab_size():,} entries in "
+        _say(quiet, f"loaded {item.label} ({tokenizer_type(tok)}): {tok.get_vocab_size():,} entries in "
                     f"{timings[step]['seconds']:.2f} s")
 
     def _work(work_dir: Path) -> tuple[Any, Any, Any]:

@@ -16,12 +16,15 @@ from typing import Any, Iterable, Mapping
 from ..errors import TokembedError
 from ..metrics import format_value
 
-__all__ = ["Comparison", "Result", "Sample", "FORMATS", "UNK_RATE_LIMIT", "TIMING_MIN_BYTES"]
+__all__ = ["Comparison", "Result", "Sample", "FORMATS", "UNK_RATE_LIMIT", "TIMING_MIN_BYTES", "SAME_TEXT_LIMIT"]
 
 #: A tokenizer whose unknown-token rate on a corpus is above this is not called best there for a compression metric
 #: (``compression`` in the metric's metadata: tokens, characters per token, fertility, ...): emitting ``<unk>`` for
 #: every rare word is not compression.
 UNK_RATE_LIMIT = 0.01
+#: A language of a parallel set whose prose is more than this share identical to the reference's is flagged beside
+#: its premium: its text is largely the reference language's, so its premium says little about the language.
+SAME_TEXT_LIMIT = 0.5
 #: A corpus of fewer UTF-8 bytes than this is too small to time: timing metrics (throughput) get no highlight there.
 TIMING_MIN_BYTES = 1_000_000
 
@@ -61,6 +64,9 @@ class Result:
         Token length in code points (offset span) -> number of tokens.
     seconds : float
         Wall time spent encoding (a timing figure).
+    unk_rate : float or None
+        The unknown-token rate, measured whether or not ``unk_rate`` was among the requested metrics (it decides
+        :meth:`Comparison.unk_heavy`); None when not measured (a comparison saved before it was recorded).
     """
 
     tokenizer: str
@@ -69,12 +75,13 @@ class Result:
     extras: dict[str, Any] = field(default_factory=dict)
     token_lengths: dict[int, int] = field(default_factory=dict)
     seconds: float = 0.0
+    unk_rate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"tokenizer": self.tokenizer, "corpus": self.corpus, "values": dict(self.values),
                 "extras": dict(self.extras),
                 "token_lengths": {str(k): v for k, v in sorted(self.token_lengths.items())},
-                "encode_seconds": round(self.seconds, 4)}
+                "encode_seconds": round(self.seconds, 4), "unk_rate": self.unk_rate}
 
 
 @dataclass
@@ -131,7 +138,9 @@ class Comparison:
     samples : dict
         Corpus -> list of :class:`Sample`.
     parallel : dict or None
-        ``{"name", "reference", "languages", "chapters"}`` when a parallel set was given.
+        ``{"name", "reference", "languages", "chapters", "same_as_reference"}`` when a parallel set was given;
+        ``same_as_reference`` maps each language to the share of its prose identical to the reference's
+        (:func:`tokembed.compare.engine.same_as_reference`).
     """
 
     tokenizers: dict[str, dict[str, Any]]
@@ -170,13 +179,45 @@ class Comparison:
             shown = [m for m in shown if self.metrics[m].get("scope") != "parallel"]
         return shown
 
+    def unk_rate(self, tokenizer: str, corpus: str) -> float | None:
+        """The tokenizer's unknown-token rate on ``corpus``, requested as a metric or not (None if not measured)."""
+        r = self.result(tokenizer, corpus)
+        rate = r.unk_rate if r.unk_rate is not None else r.values.get("unk_rate")
+        return float(rate) if isinstance(rate, (int, float)) and not isinstance(rate, bool) else None
+
+    def unk_heavy(self, tokenizer: str, corpus: str) -> bool:
+        """More than :data:`UNK_RATE_LIMIT` of the tokenizer's tokens on ``corpus`` are unknown, whether or not
+        ``unk_rate`` was requested: its compression values are not compared, and every chart marks it."""
+        rate = self.unk_rate(tokenizer, corpus)
+        return rate is not None and rate > UNK_RATE_LIMIT
+
     def excluded(self, corpus: str, metric: str) -> list[str]:
         """Tokenizers whose value of ``metric`` on ``corpus`` is not compared for "best": for a compression metric,
-        those whose unknown-token rate there is above :data:`UNK_RATE_LIMIT`."""
+        the :meth:`unk_heavy` ones."""
         if not self.metrics[metric].get("compression"):
             return []
-        return [r.tokenizer for r in self.results if r.corpus == corpus
-                and isinstance(r.values.get("unk_rate"), (int, float)) and r.values["unk_rate"] > UNK_RATE_LIMIT]
+        return [r.tokenizer for r in self.results if r.corpus == corpus and self.unk_heavy(r.tokenizer, corpus)]
+
+    def same_text(self, language: str) -> float | None:
+        """The share of a parallel language's prose identical to the reference's (None without a parallel set, for
+        the reference itself, or when not measured)."""
+        p = self.parallel or {}
+        if language == p.get("reference"):
+            return None
+        return (p.get("same_as_reference") or {}).get(language)
+
+    def mostly_reference_text(self, language: str) -> bool:
+        """The language's text is largely the reference's (:meth:`same_text` above :data:`SAME_TEXT_LIMIT`)."""
+        share = self.same_text(language)
+        return share is not None and share > SAME_TEXT_LIMIT
+
+    def same_text_note(self, language: str) -> str:
+        """The warning said beside a language's premium when :meth:`mostly_reference_text` ("" otherwise)."""
+        if not self.mostly_reference_text(language):
+            return ""
+        ref = self.parallel["reference"]
+        return (f"{self.same_text(language):.0%} of the {language} text's prose (lines over 80 characters) is "
+                f"identical to {ref}'s: it is largely {ref} text, so its premium says little about {language}.")
 
     def timed_too_briefly(self, corpus: str) -> bool:
         """The corpus is smaller than :data:`TIMING_MIN_BYTES`: its timing figures are noise."""
@@ -235,7 +276,7 @@ class Comparison:
         try:
             results = [Result(r["tokenizer"], r["corpus"], dict(r["values"]), dict(r.get("extras") or {}),
                               {int(k): int(v) for k, v in (r.get("token_lengths") or {}).items()},
-                              float(r.get("encode_seconds") or 0.0)) for r in data["results"]]
+                              float(r.get("encode_seconds") or 0.0), r.get("unk_rate")) for r in data["results"]]
             samples = {c: [Sample(c, s["text"], {k: [tuple(t) for t in v] for k, v in s["tokens"].items()})
                            for s in v] for c, v in (data.get("samples") or {}).items()}
             return cls(dict(data["tokenizers"]), dict(data["corpora"]), dict(data["metrics"]), results, samples,
@@ -294,6 +335,7 @@ class Comparison:
             p = self.parallel
             lines += ["", f"Parallel set {_md(p['name'])}: {len(p['languages'])} languages, {p['chapters']} aligned "
                       f"chapters, reference {_md(p['reference'])}."]
+            lines += [f"- {_md(self.same_text_note(lang))}" for lang in p["languages"] if self.same_text_note(lang)]
         lines += ["", "## Metrics", "", "| metric | unit | better | definition | source |", "|---|---|---|---|---|"]
         for name, meta in self.metrics.items():
             better = {True: "higher", False: "lower", None: "—"}[meta["higher_is_better"]]

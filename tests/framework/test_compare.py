@@ -70,7 +70,9 @@ def test_premium_is_computed_on_the_parallel_languages(comparison):
     assert comparison.value("char", "xx", "premium_mean") == round((2 + 3 / 7) / 3, 6)
     # not defined on ordinary corpora
     assert comparison.value("word", "text", "premium_median") is None
-    assert comparison.parallel == {"name": "parallel", "reference": "en", "languages": ["en", "xx"], "chapters": 3}
+    # same_as_reference: the chapters have no prose line (over 80 characters) to compare
+    assert comparison.parallel == {"name": "parallel", "reference": "en", "languages": ["en", "xx"], "chapters": 3,
+                                   "same_as_reference": {"xx": None}}
 
 
 def test_best_per_corpus(comparison):

@@ -170,3 +170,15 @@ def test_run_no_metrics_trains_and_writes_without_measuring(tmp_path, capsys):
     assert (out / "words.tokembed.json").is_file() and not (out / "metrics.json").exists()
     assert not any(k.startswith("evaluate tokenizer") for k in json.loads((out / "timings.json").read_text()))
     assert "not measured: --no-metrics" in capsys.readouterr().out
+
+
+def test_run_says_when_metrics_took_most_of_its_time(tmp_path):
+    from tokembed.runner import RunResult, summary_table
+
+    result = RunResult(tmp_path)
+    # 30.8 s of metrics against 2.0 s of training (issue 24's 16k byte-level BPE run): more than half the run
+    result.timings = {"fit tokenizer bpe": {"seconds": 2.0}, "evaluate tokenizer bpe": {"seconds": 30.8}}
+    assert "metrics took 30.8 s of the run's 32.8 s; tokembed run --no-metrics skips them" in summary_table(result)
+    # 3 s of metrics in a 10 s run: not the bulk of it, nothing said
+    result.timings = {"fit tokenizer bpe": {"seconds": 7.0}, "evaluate tokenizer bpe": {"seconds": 3.0}}
+    assert "--no-metrics" not in summary_table(result)
