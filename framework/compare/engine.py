@@ -17,6 +17,8 @@ import json
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 from ..corpus import ParallelSet
 from ..errors import CorpusError, NotFittedError, PluginError, TokembedError
 from ..metrics import MetricRun, clean_value, iter_chunks, resolve_metrics
@@ -50,6 +52,12 @@ class _TokenLengths:
         if len(encoding):
             lengths = (encoding.offsets[:, 1] - encoding.offsets[:, 0]).tolist()
             self.counts.update(lengths)
+
+    def update_chunk(self, chunk: Any) -> None:
+        """The same from a chunk's arrays (:class:`tokembed.metrics.Chunk`), without a loop per document."""
+        if chunk.spans.size:
+            values, counts = np.unique(chunk.spans[:, 1] - chunk.spans[:, 0], return_counts=True)
+            self.counts.update(dict(zip(values.tolist(), counts.tolist())))
 
 
 class _SampleCollector:

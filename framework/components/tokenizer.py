@@ -436,11 +436,15 @@ pad_to_multiple_of, padding_side, post_processor
                 self._attach_words(enc, text, pair)
         return batch_result(encodings, opts, return_arrays)
 
-    def encode_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False) -> tuple[np.ndarray, ...]:
         """The ids of several texts, no special tokens added, packed as CSR arrays: ``(ids int32 (n_tokens,),
         lengths int64 (n_texts,))``, text ``i`` being the next ``lengths[i]`` ids. Equal to the ids of
         ``encode_batch(texts, add_special_tokens=False)``; what :meth:`tokembed.sequences.TokenSequences.from_tokenizer`
-        reads a corpus with.
+        reads a corpus with, and what the metrics measure (:mod:`tokembed.metrics`).
+
+        With ``spans=True``, ``(ids, lengths, spans)``: ``spans`` int64 of shape (n_tokens, 2), each token's
+        ``[start, end)`` in code points of its own text, equal to the ``offsets`` of
+        ``encode_batch(texts, add_special_tokens=False)``.
 
         The default goes through :meth:`encode_batch`; a tokenizer whose model can skip building an
         :class:`~tokembed.encoding.Encoding` per text (tokens and offsets) overrides it for speed.
@@ -454,7 +458,11 @@ pad_to_multiple_of, padding_side, post_processor
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         ids = (np.concatenate([e.ids for e in encodings]).astype(np.int32, copy=False) if encodings
                else np.zeros(0, np.int32))
-        return ids, lengths
+        if not spans:
+            return ids, lengths
+        offsets = (np.concatenate([np.asarray(e.offsets, np.int64).reshape(-1, 2) for e in encodings])
+                   if encodings else np.zeros((0, 2), np.int64))
+        return ids, lengths, np.ascontiguousarray(offsets, dtype=np.int64)
 
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
                       workers: int) -> list[Encoding]:
