@@ -198,7 +198,11 @@ def compare_tokenizers(
         for label, run in runs.items():
             values = run.results()
             values = {c.name: values.get(c.name) for c in classes}
-            results.append(Result(label, name, values, run.extras(), dict(sorted(lengths[label].counts.items())),
+            extras = run.extras()
+            if run.stats.tokens:  # the rule on compression metrics needs the unknown share even when not requested
+                extras["unk_rate"] = {**extras.get("unk_rate", {}),
+                                      "share": clean_value(run.stats.unknown / run.stats.tokens)}
+            results.append(Result(label, name, values, extras, dict(sorted(lengths[label].counts.items())),
                                   run.stats.seconds))
             if is_parallel:
                 parallel_runs.setdefault(label, {})[name] = run

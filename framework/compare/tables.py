@@ -70,6 +70,13 @@ class Result:
     token_lengths: dict[int, int] = field(default_factory=dict)
     seconds: float = 0.0
 
+    @property
+    def unk_rate(self) -> float | None:
+        """The unknown-token share: the ``unk_rate`` value, or when that metric was not requested the share the
+        measuring pass always counts (``extras["unk_rate"]["share"]``)."""
+        value = self.values.get("unk_rate")
+        return value if value is not None else (self.extras.get("unk_rate") or {}).get("share")
+
     def to_dict(self) -> dict[str, Any]:
         return {"tokenizer": self.tokenizer, "corpus": self.corpus, "values": dict(self.values),
                 "extras": dict(self.extras),
@@ -176,7 +183,7 @@ class Comparison:
         if not self.metrics[metric].get("compression"):
             return []
         return [r.tokenizer for r in self.results if r.corpus == corpus
-                and isinstance(r.values.get("unk_rate"), (int, float)) and r.values["unk_rate"] > UNK_RATE_LIMIT]
+                and isinstance(r.unk_rate, (int, float)) and r.unk_rate > UNK_RATE_LIMIT]
 
     def timed_too_briefly(self, corpus: str) -> bool:
         """The corpus is smaller than :data:`TIMING_MIN_BYTES`: its timing figures are noise."""

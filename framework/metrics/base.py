@@ -133,6 +133,11 @@ class Metric:
         The metric needs a second, independent encoding pass (:meth:`update_repeat`, per document; slow path).
     per_document : bool
         Feed this metric through :meth:`update` (the slow path) even if it has :meth:`update_chunk`.
+    argument : str
+        What the metric's argument is (a file, say), or empty when it takes none. A metric list names it as
+        ``name:ARGUMENT``; :meth:`configure` binds it, and the metric reads it as ``self.given``.
+    argument_required : bool
+        The metric has no value without its argument: it is left out of the default set.
     """
 
     name: ClassVar[str] = ""
@@ -147,6 +152,27 @@ class Metric:
     compression: ClassVar[bool] = False
     repeat: ClassVar[bool] = False
     per_document: ClassVar[bool] = False
+    argument: ClassVar[str] = ""
+    argument_required: ClassVar[bool] = False
+    given: ClassVar[str | None] = None
+
+    @classmethod
+    def configure(cls, value: str) -> "type[Metric]":
+        """A subclass with the argument ``value`` bound (read as ``self.given``); the same name.
+
+        Raises
+        ------
+        TokembedError
+            If the metric takes no argument, or ``value`` is empty.
+        """
+        from ..errors import TokembedError
+
+        if not cls.argument:
+            raise TokembedError(f"metric {cls.name!r} takes no argument (got {cls.name}:{value})")
+        if not isinstance(value, str) or not value.strip():
+            raise TokembedError(f"metric {cls.name!r}: give {cls.argument} as {cls.name}:VALUE")
+        return type(cls.__name__, (cls,), {"given": value, "__module__": cls.__module__,
+                                           "__qualname__": cls.__qualname__})
 
     def __init__(self, tokenizer: Any):
         self.tokenizer = tokenizer

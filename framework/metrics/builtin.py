@@ -45,6 +45,8 @@ __all__ = [
     "PremiumMean",
     "Throughput",
     "Deterministic",
+    "check_parallel",
+    "decode_documents",
 ]
 
 #: Order of the Renyi entropy in :class:`RenyiEfficiency` (Zouhar et al. 2023 found 2.5 to correlate best with BLEU).
@@ -519,6 +521,23 @@ class Deterministic(Metric):
         return state
 
 
+def check_parallel(chapters: dict[str, int], reference: str, metric: str) -> None:
+    """Check that a parallel metric's runs cover the reference and hold equally many chapters.
+
+    Raises
+    ------
+    TokembedError
+        If the reference is missing or the languages have different numbers of chapters.
+    """
+    if reference not in chapters:
+        raise TokembedError(f"{metric}: the reference language {reference!r} is not in the parallel set "
+                            f"({', '.join(chapters)})")
+    for lang, n in chapters.items():
+        if n != chapters[reference]:
+            raise TokembedError(f"{metric}: {lang!r} has {n} chapters but the reference {reference!r} has "
+                                f"{chapters[reference]}; a parallel set needs aligned chapters")
+
+
 class _Premium(ParallelMetric):
     unit = "tokens / reference tokens"
     higher_is_better = False
@@ -546,16 +565,11 @@ class _Premium(ParallelMetric):
         TokembedError
             If the reference is missing or the languages have different numbers of chapters.
         """
-        if reference not in runs:
-            raise TokembedError(f"premium: the reference language {reference!r} is not in the parallel set "
-                                f"({', '.join(runs)})")
+        check_parallel({lang: run.chapter_tokens().size for lang, run in runs.items()}, reference, "premium")
         ref = runs[reference].chapter_tokens()
         out = {}
         for lang, run in runs.items():
             counts = run.chapter_tokens()
-            if counts.shape != ref.shape:
-                raise TokembedError(f"premium: {lang!r} has {counts.size} chapters but the reference "
-                                    f"{reference!r} has {ref.size}; a parallel set needs aligned chapters")
             keep = ref > 0
             out[lang] = counts[keep] / ref[keep]
         return out
@@ -582,10 +596,13 @@ class PremiumMean(_Premium):
         return {k: float(np.mean(v)) if v.size else None for k, v in cls.ratios(runs, reference).items()}
 
 
+from .literature import BoundaryF1, BoundaryPrecision, BoundaryRecall, PremiumGini, Strr  # noqa: E402 (uses the above)
+
 #: The built-in metrics, in the order tables show them.
 BUILTIN_METRICS: tuple[type[Metric], ...] = (
-    VocabSize, Tokens, CharsPerToken, BytesPerToken, Fertility, ContinuedWords, UnkRate, PartialCharRate, RoundTrip,
-    VocabUtilization, RenyiEfficiency, PremiumMedian, PremiumMean, Throughput, Deterministic,
+    VocabSize, Tokens, CharsPerToken, BytesPerToken, Fertility, ContinuedWords, Strr, UnkRate, PartialCharRate,
+    RoundTrip, VocabUtilization, RenyiEfficiency, PremiumMedian, PremiumMean, PremiumGini, Throughput, Deterministic,
+    BoundaryPrecision, BoundaryRecall, BoundaryF1,
 )
 
 

@@ -261,23 +261,32 @@ def resolve_metrics(metrics: Iterable[str | type[Metric]] | None = None, registr
     ------
     UnknownComponentError
         If a name is not registered (the message lists the available names).
+    TokembedError
+        If a metric is given an argument (``name:VALUE``) it does not take, or named without one it needs.
     TypeError
         If an item is neither a name nor a :class:`Metric` subclass.
     """
     if metrics is None:
-        return [m for m in registered_metrics(registry) if not m.uses_documents() and not m.repeat]
+        return [m for m in registered_metrics(registry)
+                if not m.uses_documents() and not m.repeat and not m.argument_required]
     items = list(metrics)
     builtins = None if registry is not None else {m.name: m for m in registered_metrics()}
     out: list[type[Metric]] = []
     for item in items:
         if isinstance(item, str):
+            name, colon, value = item.partition(":")
             if builtins is None:
-                out.append(registry.metric(item).cls)
-            elif item in builtins:
-                out.append(builtins[item])
+                cls = registry.metric(name).cls
+            elif name in builtins:
+                cls = builtins[name]
             else:
-                raise UnknownComponentError(f"unknown metric {item!r} among the built-in metrics (pass a registry "
+                raise UnknownComponentError(f"unknown metric {name!r} among the built-in metrics (pass a registry "
                                             f"for plugins' metrics). Available: {', '.join(builtins)}")
+            if colon:
+                cls = cls.configure(value)
+            elif cls.argument_required:
+                raise TokembedError(f"metric {name!r} needs {cls.argument}: name it as {name}:VALUE")
+            out.append(cls)
         elif isinstance(item, type) and issubclass(item, Metric):
             out.append(item)
         else:

@@ -61,7 +61,8 @@ def word():
 
 def run(tokenizer, docs, metrics=None):
     return tokenizer_metrics(tokenizer, docs, metrics=metrics or [m.name for m in BUILTIN_METRICS
-                                                                     if m.scope == "corpus"], registry=REG)
+                                                                     if m.scope == "corpus"
+                                                                     and not m.argument_required], registry=REG)
 
 
 class ByteToy(Tokenizer):
@@ -439,8 +440,10 @@ def contract_tokenizers():
 
 
 @pytest.mark.parametrize("cls", registered_metrics(build_registry()), ids=lambda c: c.name)
-def test_every_registered_metric_meets_the_contract(cls, contract_tokenizers):
-    check_metric(cls, tokenizers=contract_tokenizers)
+def test_every_registered_metric_meets_the_contract(cls, contract_tokenizers, tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walked\twalk ed\nunhappiness\tun happi ness\n", encoding="utf-8")
+    check_metric(cls, tokenizers=contract_tokenizers, argument=str(gold) if cls.argument_required else None)
 
 
 def test_check_metric_with_its_default_tokenizers():

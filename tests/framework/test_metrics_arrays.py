@@ -111,7 +111,7 @@ def reference(tok, docs, chunk_size=256):
 
 def measured(tok, docs, workers=1, size=256, metrics=None):
     """The array path: a MetricRun fed in chunks of ``size`` on ``workers`` threads; raw (unrounded) values."""
-    classes = [m for m in (metrics or BUILTIN_METRICS) if not m.timing]
+    classes = [m for m in (metrics or BUILTIN_METRICS) if not m.timing and not m.argument_required]
     run = MetricRun(tok, classes)
     run.feed_all(docs, workers=workers, size=size)
     stats = run.stats
@@ -223,7 +223,8 @@ def test_threads_give_the_results_of_one_thread(fitted, docs, name):
 
 def test_measure_documents_on_threads_merges_exactly(fitted, docs):
     tok = fitted["unigram"]
-    whole = MeasureDocuments(tok, [m for m in BUILTIN_METRICS if m.scope == "corpus" and not m.timing], workers=3)
+    whole = MeasureDocuments(tok, [m for m in BUILTIN_METRICS if m.scope == "corpus" and not m.timing
+                                   and not m.argument_required], workers=3)
     parts = [whole(docs[:20]), whole(docs[20:]), whole([])]
     merged = parts[0].merge(parts[1]).merge(parts[2])
     single = MeasureDocuments(tok, whole.metrics, workers=1)(docs)
