@@ -17,7 +17,7 @@ import numpy as np
 from ..encoding import Encoding
 
 __all__ = ["Metric", "ParallelMetric", "PassStats", "SlowMetricWarning", "clean_value", "format_value",
-           "unknown_id", "UNSPACED_SCRIPTS", "SCOPES", "NAME_PATTERN"]
+           "unknown_id", "check_parallel", "ratio", "UNSPACED_SCRIPTS", "SCOPES", "NAME_PATTERN"]
 
 #: Scripts written without spaces between words. When their letters are more than half of a corpus's letters, the
 #: whitespace-word metrics (fertility, continued words) are not defined for it and are reported as n/a.
@@ -272,8 +272,33 @@ class ParallelMetric(Metric):
         raise NotImplementedError(f"{cls.__name__} does not implement combine()")
 
 
+def check_parallel(chapters: dict[str, int], reference: str, metric: str) -> None:
+    """Check that a parallel metric's runs (language -> chapters measured) cover the reference and hold equally
+    many chapters.
+
+    Raises
+    ------
+    TokembedError
+        If the reference is missing or the languages have different numbers of chapters.
+    """
+    from ..errors import TokembedError
+
+    if reference not in chapters:
+        raise TokembedError(f"{metric}: the reference language {reference!r} is not in the parallel set "
+                            f"({', '.join(chapters)})")
+    for lang, n in chapters.items():
+        if n != chapters[reference]:
+            raise TokembedError(f"{metric}: {lang!r} has {n} chapters but the reference {reference!r} has "
+                                f"{chapters[reference]}; a parallel set needs aligned chapters")
+
+
+def ratio(a: float, b: float) -> float | None:
+    """``a / b``, or None when ``b`` is 0 (a metric not defined for the corpus)."""
+    return a / b if b else None
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# one encoding pass feeds every metric
+# values
 # ---------------------------------------------------------------------------------------------------------------
 def clean_value(value: Any, digits: int = 6) -> Any:
     """A JSON-stable value: numpy scalars to Python, floats rounded, NaN and infinities to None."""

@@ -17,7 +17,9 @@ import numpy as np
 
 from ..hookspecs import hookimpl
 from ..errors import TokembedError
-from .base import Metric, ParallelMetric, PassStats
+from .base import Metric, ParallelMetric, PassStats, check_parallel
+from .base import ratio as _ratio
+from .literature import BoundaryF1, BoundaryPrecision, BoundaryRecall, PremiumGini, Strr
 
 __all__ = [
     "BUILTIN_METRICS",
@@ -45,7 +47,6 @@ __all__ = [
     "PremiumMean",
     "Throughput",
     "Deterministic",
-    "check_parallel",
     "decode_documents",
 ]
 
@@ -61,8 +62,6 @@ SAMPLE_EVERY = 64
 # ---------------------------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------------------------
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
 
 
 class _IdCounts:
@@ -521,23 +520,6 @@ class Deterministic(Metric):
         return state
 
 
-def check_parallel(chapters: dict[str, int], reference: str, metric: str) -> None:
-    """Check that a parallel metric's runs cover the reference and hold equally many chapters.
-
-    Raises
-    ------
-    TokembedError
-        If the reference is missing or the languages have different numbers of chapters.
-    """
-    if reference not in chapters:
-        raise TokembedError(f"{metric}: the reference language {reference!r} is not in the parallel set "
-                            f"({', '.join(chapters)})")
-    for lang, n in chapters.items():
-        if n != chapters[reference]:
-            raise TokembedError(f"{metric}: {lang!r} has {n} chapters but the reference {reference!r} has "
-                                f"{chapters[reference]}; a parallel set needs aligned chapters")
-
-
 class _Premium(ParallelMetric):
     unit = "tokens / reference tokens"
     higher_is_better = False
@@ -595,8 +577,6 @@ class PremiumMean(_Premium):
     def combine(cls, runs: dict[str, ParallelMetric], reference: str) -> dict[str, float | None]:
         return {k: float(np.mean(v)) if v.size else None for k, v in cls.ratios(runs, reference).items()}
 
-
-from .literature import BoundaryF1, BoundaryPrecision, BoundaryRecall, PremiumGini, Strr  # noqa: E402 (uses the above)
 
 #: The built-in metrics, in the order tables show them.
 BUILTIN_METRICS: tuple[type[Metric], ...] = (

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import TokembedError
-from .base import Metric, ParallelMetric, PassStats
-from .builtin import _ratio, check_parallel
+from .base import Metric, ParallelMetric, PassStats, check_parallel
+from .base import ratio as _ratio
 
 __all__ = ["PremiumGini", "Strr", "BoundaryPrecision", "BoundaryRecall", "BoundaryF1", "gini", "read_word_list",
            "read_segmentation", "boundary_counts"]
