@@ -66,8 +66,9 @@ def tokembed_register_metrics() -> list[type]:
     Each class subclasses :class:`tokembed.metrics.Metric` (or :class:`tokembed.metrics.ParallelMetric` for a
     metric over a parallel set) and has a unique ``name``, the column name in comparison outputs; it also sets
     ``unit``, ``definition``, ``source`` and ``higher_is_better``. A comparison builds one instance per tokenizer
-    and corpus as ``cls(tokenizer)``, calls ``update(doc, encoding)`` for each document (encoded once and shared by
-    every metric), then ``result(stats)``. The built-in metrics are registered through this same hook by the core
+    and corpus as ``cls(tokenizer)``, calls ``update_chunk(chunk)`` for each chunk of documents (encoded once, as
+    flat arrays shared by every metric: :class:`tokembed.metrics.Chunk`), then ``result(stats)``. A metric with
+    ``update(doc, encoding)`` instead is measured on the slower per-document path, only when named. The built-in metrics are registered through this same hook by the core
     (:mod:`tokembed.metrics.builtin`); a name that two plugins register is an error naming both.
     :func:`tokembed.testing.check_metric` checks a class against the contract.
 

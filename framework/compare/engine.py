@@ -17,6 +17,8 @@ import json
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 from ..corpus import ParallelSet
 from ..errors import CorpusError, NotFittedError, PluginError, TokembedError
 from ..metrics import MetricRun, clean_value, iter_chunks, resolve_metrics
@@ -50,6 +52,12 @@ class _TokenLengths:
         if len(encoding):
             lengths = (encoding.offsets[:, 1] - encoding.offsets[:, 0]).tolist()
             self.counts.update(lengths)
+
+    def update_chunk(self, chunk: Any) -> None:
+        """The same from a chunk's arrays (:class:`tokembed.metrics.Chunk`), without a loop per document."""
+        if chunk.spans.size:
+            values, counts = np.unique(chunk.spans[:, 1] - chunk.spans[:, 0], return_counts=True)
+            self.counts.update(dict(zip(values.tolist(), counts.tolist())))
 
 
 class _SampleCollector:
@@ -161,8 +169,6 @@ def compare_tokenizers(
     if not sources:
         raise TokembedError("compare: give at least one corpus (or a parallel set)")
     classes = resolve_metrics(metrics, registry)
-    # the unknown-token rate decides which compression values are compared (Comparison.unk_heavy): measured always
-    measured = classes + [c for c in resolve_metrics(["unk_rate"]) if c.name not in {k.name for k in classes}]
     if samples < 0:
         raise TokembedError(f"compare: samples must be >= 0, got {samples}")
 
@@ -172,7 +178,7 @@ def compare_tokenizers(
     parallel_runs: dict[str, dict[str, MetricRun]] = {}  # tokenizer -> language -> run
     for name, docs in sources.items():
         is_parallel = pset is not None and name in pset.texts
-        scoped = [c for c in measured if c.scope == "corpus" or (is_parallel and c.scope == "parallel")]
+        scoped = [c for c in classes if c.scope == "corpus" or (is_parallel and c.scope == "parallel")]
         lengths = {label: _TokenLengths() for label in tokenizers}
         runs = {label: MetricRun(tok, scoped, observers=[lengths[label]]) for label, tok in tokenizers.items()}
         collector = _SampleCollector(samples)
@@ -190,10 +196,13 @@ def compare_tokenizers(
         corpus_info[name] = {k: stats[k] for k in ("documents", "characters", "bytes", "words")}
         corpus_info[name]["parallel"] = is_parallel
         for label, run in runs.items():
-            measured_values = run.results()
-            values = {c.name: measured_values.get(c.name) for c in classes}
+            values = run.results()
+            values = {c.name: values.get(c.name) for c in classes}
+            # the rule on compression metrics needs the unknown share even when unk_rate is not requested: the
+            # measuring pass always counts unknown tokens
+            unk = clean_value(run.stats.unknown / run.stats.tokens) if run.stats.tokens else None
             results.append(Result(label, name, values, run.extras(), dict(sorted(lengths[label].counts.items())),
-                                  run.stats.seconds, measured_values.get("unk_rate")))
+                                  run.stats.seconds, unk))
             if is_parallel:
                 parallel_runs.setdefault(label, {})[name] = run
         sample_map[name] = [

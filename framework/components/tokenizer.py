@@ -436,12 +436,11 @@ pad_to_multiple_of, padding_side, post_processor
                 self._attach_words(enc, text, pair)
         return batch_result(encodings, opts, return_arrays)
 
-    def encode_ids(self, texts: Sequence[str], *, spans: bool = False
-                   ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def encode_ids(self, texts: Sequence[str], *, spans: bool = False) -> tuple[np.ndarray, ...]:
         """The ids of several texts, no special tokens added, packed as CSR arrays: ``(ids int32 (n_tokens,),
         lengths int64 (n_texts,))``, text ``i`` being the next ``lengths[i]`` ids. Equal to the ids of
         ``encode_batch(texts, add_special_tokens=False)``; what :meth:`tokembed.sequences.TokenSequences.from_tokenizer`
-        reads a corpus with.
+        reads a corpus with, and what the metrics measure (:mod:`tokembed.metrics`).
 
         With ``spans=True`` it returns ``(ids, lengths, spans)``, ``spans`` int64 of shape (n_tokens, 2): each
         token's ``[start, end)`` code-point offsets into its own text, equal to the ``offsets`` of
@@ -464,7 +463,7 @@ pad_to_multiple_of, padding_side, post_processor
             return ids, lengths
         offsets = (np.concatenate([np.asarray(e.offsets, np.int64).reshape(-1, 2) for e in encodings])
                    if encodings else np.zeros((0, 2), np.int64))
-        return ids, lengths, offsets
+        return ids, lengths, np.ascontiguousarray(offsets, dtype=np.int64)
 
     def _encode_batch(self, texts: list[str], pairs: list[str] | None, opts: EncodeOptions,
                       workers: int) -> list[Encoding]:

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..encoding import Encoding
 
-__all__ = ["Metric", "ParallelMetric", "PassStats", "clean_value", "format_value", "UNSPACED_SCRIPTS", "SCOPES",
-           "NAME_PATTERN"]
+__all__ = ["Metric", "ParallelMetric", "PassStats", "SlowMetricWarning", "clean_value", "format_value",
+           "unknown_id", "check_parallel", "ratio", "UNSPACED_SCRIPTS", "SCOPES", "NAME_PATTERN"]
 
 #: Scripts written without spaces between words. When their letters are more than half of a corpus's letters, the
 #: whitespace-word metrics (fertility, continued words) are not defined for it and are reported as n/a.
@@ -30,11 +30,17 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 # ---------------------------------------------------------------------------------------------------------------
 # the contract
 # ---------------------------------------------------------------------------------------------------------------
+class SlowMetricWarning(UserWarning):
+    """A metric is measured on the per-document path (:meth:`Metric.update`), which costs a second encoding of
+    every chunk and a Python call per document."""
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# the contract
-# ---------------------------------------------------------------------------------------------------------------
+def unknown_id(tokenizer: Any) -> int | None:
+    """The id of the tokenizer's unknown token (attribute ``unk_token``), or None without one."""
+    unk = getattr(tokenizer, "unk_token", None)
+    return tokenizer.token_to_id(unk) if isinstance(unk, str) else None
+
+
 @dataclass(frozen=True)
 class PassStats:
     """Counts shared by every metric, over the documents of one encoding pass.
@@ -55,8 +61,11 @@ class PassStats:
         Letters (Unicode category L).
     unspaced_letters : int
         Letters of the scripts in :data:`UNSPACED_SCRIPTS`.
+    unknown : int
+        Tokens equal to the tokenizer's unknown token (:func:`unknown_id`; 0 without one).
     seconds : float
-        Wall time spent inside ``encode_batch`` during the pass, in seconds.
+        Wall time spent encoding (``encode_ids`` of each chunk) during the pass, in seconds: summed over chunks,
+        so with chunks measured on several threads it is the time of one thread's worth of work.
     """
 
     documents: int = 0
@@ -66,6 +75,7 @@ class PassStats:
     tokens: int = 0
     letters: int = 0
     unspaced_letters: int = 0
+    unknown: int = 0
     seconds: float = 0.0
 
     @property
@@ -83,9 +93,17 @@ class PassStats:
 class Metric:
     """Base class of a tokenizer metric: an accumulator over the encodings of one corpus.
 
-    A subclass sets the class attributes below, then implements :meth:`update` (called once per document with its
-    encoding) and :meth:`result`. An instance is built per (tokenizer, corpus) as ``cls(tokenizer)``; a subclass that
-    overrides ``__init__`` calls ``super().__init__(tokenizer)``.
+    A subclass sets the class attributes below, then implements :meth:`update_chunk` (called once per chunk of
+    documents with the chunk's flat arrays, :class:`~tokembed.metrics.chunk.Chunk`) and :meth:`result`. An instance
+    is built per (tokenizer, corpus) as ``cls(tokenizer)``; a subclass that overrides ``__init__`` calls
+    ``super().__init__(tokenizer)``. A metric that keeps no state of its own (its value comes from
+    :class:`PassStats`) implements :meth:`result` only.
+
+    The slow path: a metric that implements :meth:`update` (one call per document, with its
+    :class:`~tokembed.encoding.Encoding`) and not :meth:`update_chunk`, or that sets ``per_document = True``, is fed
+    document by document from ``encode_batch``, which costs a second encoding of every chunk and a Python call per
+    document. Such a metric is left out of the default set (it runs only when a recipe or a call names it), and a
+    run that measures it warns (:class:`SlowMetricWarning`).
 
     Attributes
     ----------
@@ -112,7 +130,14 @@ class Metric:
         The value rewards fewer tokens, which a tokenizer also gets by emitting unknown tokens: comparisons do not
         call it best for a tokenizer whose unknown-token rate is high.
     repeat : bool
-        The metric needs a second, independent encoding pass (:meth:`update_repeat`).
+        The metric needs a second, independent encoding pass (:meth:`update_repeat`, per document; slow path).
+    per_document : bool
+        Feed this metric through :meth:`update` (the slow path) even if it has :meth:`update_chunk`.
+    argument : str
+        What the metric's argument is (a file, say), or empty when it takes none. A metric list names it as
+        ``name:ARGUMENT``; :meth:`configure` binds it, and the metric reads it as ``self.given``.
+    argument_required : bool
+        The metric has no value without its argument: it is left out of the default set.
     """
 
     name: ClassVar[str] = ""
@@ -126,12 +151,46 @@ class Metric:
     timing: ClassVar[bool] = False
     compression: ClassVar[bool] = False
     repeat: ClassVar[bool] = False
+    per_document: ClassVar[bool] = False
+    argument: ClassVar[str] = ""
+    argument_required: ClassVar[bool] = False
+    given: ClassVar[str | None] = None
+
+    @classmethod
+    def configure(cls, value: str) -> "type[Metric]":
+        """A subclass with the argument ``value`` bound (read as ``self.given``); the same name.
+
+        Raises
+        ------
+        TokembedError
+            If the metric takes no argument, or ``value`` is empty.
+        """
+        from ..errors import TokembedError
+
+        if not cls.argument:
+            raise TokembedError(f"metric {cls.name!r} takes no argument (got {cls.name}:{value})")
+        if not isinstance(value, str) or not value.strip():
+            raise TokembedError(f"metric {cls.name!r}: give {cls.argument} as {cls.name}:VALUE")
+        return type(cls.__name__, (cls,), {"given": value, "__module__": cls.__module__,
+                                           "__qualname__": cls.__qualname__})
 
     def __init__(self, tokenizer: Any):
         self.tokenizer = tokenizer
 
+    def update_chunk(self, chunk: Any) -> None:
+        """Take one chunk of documents and their encoding as flat arrays (a :class:`~tokembed.metrics.chunk.Chunk`:
+        ids, spans, document boundaries, per-document counts, word spans). Chunks come in document order, each
+        once. The default ignores it (a metric computed from :class:`PassStats`)."""
+
     def update(self, doc: str, encoding: Encoding) -> None:
-        """Take one document and its encoding (``add_special_tokens=False``). The default ignores them."""
+        """The slow path: take one document and its encoding (``add_special_tokens=False``). Called only for a
+        metric on the per-document path (:meth:`uses_documents`). The default ignores them."""
+
+    @classmethod
+    def uses_documents(cls) -> bool:
+        """True when the metric is fed document by document (:meth:`update`, the slow path): ``per_document`` is
+        set, or the class implements :meth:`update` and not :meth:`update_chunk`."""
+        return bool(cls.per_document) or (cls.update is not Metric.update and cls.update_chunk is Metric.update_chunk)
 
     def update_repeat(self, doc: str, encoding: Encoding) -> None:
         """Take one document of the second pass (only called when ``repeat`` is True)."""
@@ -213,8 +272,33 @@ class ParallelMetric(Metric):
         raise NotImplementedError(f"{cls.__name__} does not implement combine()")
 
 
+def check_parallel(chapters: dict[str, int], reference: str, metric: str) -> None:
+    """Check that a parallel metric's runs (language -> chapters measured) cover the reference and hold equally
+    many chapters.
+
+    Raises
+    ------
+    TokembedError
+        If the reference is missing or the languages have different numbers of chapters.
+    """
+    from ..errors import TokembedError
+
+    if reference not in chapters:
+        raise TokembedError(f"{metric}: the reference language {reference!r} is not in the parallel set "
+                            f"({', '.join(chapters)})")
+    for lang, n in chapters.items():
+        if n != chapters[reference]:
+            raise TokembedError(f"{metric}: {lang!r} has {n} chapters but the reference {reference!r} has "
+                                f"{chapters[reference]}; a parallel set needs aligned chapters")
+
+
+def ratio(a: float, b: float) -> float | None:
+    """``a / b``, or None when ``b`` is 0 (a metric not defined for the corpus)."""
+    return a / b if b else None
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# one encoding pass feeds every metric
+# values
 # ---------------------------------------------------------------------------------------------------------------
 def clean_value(value: Any, digits: int = 6) -> Any:
     """A JSON-stable value: numpy scalars to Python, floats rounded, NaN and infinities to None."""

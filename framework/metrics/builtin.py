@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..hookspecs import hookimpl
-from ..encoding import Encoding
 from ..errors import TokembedError
-from .base import Metric, ParallelMetric, PassStats
+from .base import Metric, ParallelMetric, PassStats, check_parallel
+from .base import ratio as _ratio
+from .literature import BoundaryF1, BoundaryPrecision, BoundaryRecall, PremiumGini, Strr
 
 __all__ = [
     "BUILTIN_METRICS",
     "RENYI_ALPHA",
+    "SAMPLE_HEAD",
+    "SAMPLE_EVERY",
+    "determinism_sample",
+    "ids_digest_stream",
     "tokembed_register_metrics",
     "tokens_per_word",
     "is_partial_token",
@@ -42,19 +47,21 @@ __all__ = [
     "PremiumMean",
     "Throughput",
     "Deterministic",
+    "decode_documents",
 ]
 
 #: Order of the Renyi entropy in :class:`RenyiEfficiency` (Zouhar et al. 2023 found 2.5 to correlate best with BLEU).
 RENYI_ALPHA = 2.5
 
-_WORD = re.compile(r"\S+")
+#: The determinism check re-encodes the first SAMPLE_HEAD documents of a measured sequence and every
+#: SAMPLE_EVERY-th after them (positions 0, 1, ..., 31, 64, 128, ...).
+SAMPLE_HEAD = 32
+SAMPLE_EVERY = 64
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------------------------
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
 
 
 class _IdCounts:
@@ -200,12 +207,10 @@ class ContinuedWords(Metric):
         self.words = 0
         self.continued = 0
 
-    def update(self, doc: str, encoding: Encoding) -> None:
-        spans = [m.span() for m in _WORD.finditer(doc)]
-        if not spans:
-            return
-        self.words += len(spans)
-        self.continued += int(np.count_nonzero(tokens_per_word(spans, encoding.offsets) >= 2))
+    def update_chunk(self, chunk: Any) -> None:
+        tpw = chunk.tokens_per_word()
+        self.words += int(tpw.size)
+        self.continued += int(np.count_nonzero(tpw >= 2))
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.continued, self.words) if stats.has_words else None
@@ -250,21 +255,8 @@ class UnkRate(Metric):
     higher_is_better = False
     display = ".2%"
 
-    def __init__(self, tokenizer: Any):
-        super().__init__(tokenizer)
-        unk = getattr(tokenizer, "unk_token", None)
-        self.unk_id = tokenizer.token_to_id(unk) if isinstance(unk, str) else None
-        self.unknown = 0
-
-    def update(self, doc: str, encoding: Encoding) -> None:
-        if self.unk_id is not None:
-            self.unknown += int(np.count_nonzero(encoding.ids == self.unk_id))
-
     def result(self, stats: PassStats) -> float | None:
-        return _ratio(self.unknown, stats.tokens)
-
-    def merge(self, other: "UnkRate") -> "UnkRate":
-        return _summed(self, other, "unknown")
+        return _ratio(stats.unknown, stats.tokens)  # the shared pass counts the unknown tokens of every run
 
 
 def is_partial_token(tokenizer: Any, token_id: int) -> bool:
@@ -303,8 +295,8 @@ class PartialCharRate(Metric):
         self.table = np.full(max(_vocab_size(tokenizer), 1), -1, np.int8)  # -1 unknown, 0 whole, 1 partial
         self.partial = 0
 
-    def update(self, doc: str, encoding: Encoding) -> None:
-        ids = encoding.ids
+    def update_chunk(self, chunk: Any) -> None:
+        ids = chunk.ids
         if not ids.size:
             return
         top = int(ids.max()) + 1
@@ -341,15 +333,28 @@ class RoundTrip(Metric):
         self.exact = 0
         self.documents = 0
 
-    def update(self, doc: str, encoding: Encoding) -> None:
-        self.documents += 1
-        self.exact += self.tokenizer.decode(encoding.ids) == doc
+    def update_chunk(self, chunk: Any) -> None:
+        if not chunk.n_docs:
+            return
+        texts = decode_documents(self.tokenizer, chunk.ids, chunk.token_indptr)
+        self.documents += chunk.n_docs
+        self.exact += sum(map(operator.eq, texts, chunk.docs))
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.exact, self.documents)
 
     def merge(self, other: "RoundTrip") -> "RoundTrip":
         return _summed(self, other, "exact", "documents")
+
+
+def decode_documents(tokenizer: Any, ids: np.ndarray, token_indptr: np.ndarray) -> list[str]:
+    """``decode`` of each document's ids: ``tokenizer.decode_batch(list of id arrays)`` in one call when the
+    tokenizer has it (the name and meaning of Hugging Face's and tiktoken's), else one ``decode`` per document."""
+    parts = np.split(ids, token_indptr[1:-1]) if token_indptr.size > 1 else []
+    batch = getattr(tokenizer, "decode_batch", None)
+    if callable(batch):
+        return list(batch(parts))
+    return [tokenizer.decode(p) for p in parts]
 
 
 class _IdCountingMetric(Metric):
@@ -359,8 +364,8 @@ class _IdCountingMetric(Metric):
         super().__init__(tokenizer)
         self.counts = _IdCounts(_vocab_size(tokenizer))
 
-    def update(self, doc: str, encoding: Encoding) -> None:
-        self.counts.add(encoding.ids)
+    def update_chunk(self, chunk: Any) -> None:
+        self.counts.add(chunk.ids)
 
     def merge(self, other: "_IdCountingMetric") -> "_IdCountingMetric":
         out = self.copy()
@@ -428,8 +433,8 @@ class Throughput(Metric):
     name = "throughput"
     label = "MB/s"
     unit = "MB/s (10^6 UTF-8 bytes per second)"
-    definition = ("UTF-8 megabytes of the corpus divided by the wall time spent in encode_batch (chunks of 256 "
-                  "documents, one thread); the metrics' own work is not timed.")
+    definition = ("UTF-8 megabytes of the corpus divided by the wall time spent encoding (encode_ids of chunks of "
+                  "256 documents, summed over chunks: per thread); the metrics' own work is not timed.")
     source = "tokembed; tiktoken and Hugging Face tokenizers report encoding speed the same way"
     higher_is_better = True
     display = ".2f"
@@ -439,56 +444,79 @@ class Throughput(Metric):
         return stats.bytes / 1e6 / stats.seconds if stats.seconds > 0 and stats.bytes else None
 
 
+def determinism_sample(start: int, n: int) -> np.ndarray:
+    """Positions ``i`` in ``[0, n)`` of a chunk starting at document ``start`` that the determinism check
+    re-encodes: document ``start + i`` is among the first :data:`SAMPLE_HEAD` or a multiple of
+    :data:`SAMPLE_EVERY`. int64, shape (k,)."""
+    g = np.arange(start, start + n, dtype=np.int64)
+    return np.flatnonzero((g < SAMPLE_HEAD) | (g % SAMPLE_EVERY == 0))
+
+
+def ids_digest_stream(ids: np.ndarray, token_indptr: np.ndarray) -> bytes:
+    """The bytes hashed for a chunk: per document, its token count (int64, little endian) then its ids (int32,
+    little endian), documents in order; so the digest does not depend on how the corpus was cut into chunks."""
+    n = token_indptr.size - 1
+    lengths = np.diff(token_indptr).astype("<i8")
+    buf = np.empty(ids.size + 2 * n, "<i4")
+    head = token_indptr[:-1] + 2 * np.arange(n, dtype=np.int64)
+    words = lengths.view("<i4").reshape(n, 2)
+    buf[head], buf[head + 1] = words[:, 0], words[:, 1]
+    body = np.ones(buf.size, bool)
+    body[head] = body[head + 1] = False
+    buf[body] = ids
+    return buf.tobytes()
+
+
 class Deterministic(Metric):
     name = "deterministic"
     label = "determ."
     unit = "yes / no"
-    definition = ("Yes when the ids of two passes hash the same (BLAKE2b over every document's ids): the first pass "
-                  "with encode_batch, the second encoding each document again with encode.")
+    definition = ("Yes when a sample of the documents (the first 32 and every 64th, by position) encodes to the same "
+                  "ids in the measuring pass (encode_ids of chunks, on threads), again one by one with encode, and "
+                  "again in one encode_batch call in reverse order.")
     source = "tokembed"
     higher_is_better = True
-    repeat = True
 
     def __init__(self, tokenizer: Any):
         super().__init__(tokenizer)
         self.first: Any = hashlib.blake2b(digest_size=16)
-        self.second: Any = hashlib.blake2b(digest_size=16)
-        self.equal = True  # False once a merged part's two passes differed
+        self.equal = True
+        self.checked = 0
 
-    @staticmethod
-    def _add(h: Any, encoding: Encoding) -> None:
-        ids = np.ascontiguousarray(encoding.ids, dtype="<i4")
-        h.update(len(ids).to_bytes(8, "little"))
-        h.update(ids.tobytes())
-
-    def update(self, doc: str, encoding: Encoding) -> None:
-        self._add(self.first, encoding)
-
-    def update_repeat(self, doc: str, encoding: Encoding) -> None:
-        self._add(self.second, encoding)
+    def update_chunk(self, chunk: Any) -> None:
+        self.first.update(ids_digest_stream(chunk.ids, chunk.token_indptr))
+        picked = determinism_sample(chunk.start, chunk.n_docs).tolist()
+        if not picked:
+            return
+        docs = [chunk.docs[i] for i in picked]
+        seen = [chunk.doc_ids(i) for i in picked]
+        single = [self.tokenizer.encode(d, add_special_tokens=False).ids for d in docs]
+        batch = [e.ids for e in self.tokenizer.encode_batch(docs[::-1], add_special_tokens=False)][::-1]
+        same = all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(seen, single, batch))
+        self.equal = self.equal and same
+        self.checked += len(picked)
 
     @staticmethod
     def _digest(h: Any) -> bytes:
         return h if isinstance(h, bytes) else h.digest()
 
     def result(self, stats: PassStats) -> bool:
-        return self.equal and self._digest(self.first) == self._digest(self.second)
+        return bool(self.equal)
 
     def extras(self) -> dict[str, Any]:
-        """The BLAKE2b of the first pass's ids (after a merge: of the parts' digests, in corpus order)."""
-        return {"ids_blake2b": self._digest(self.first).hex()}
+        """The BLAKE2b of the measuring pass's ids (after a merge: of the parts' digests, in corpus order) and
+        how many documents were encoded again."""
+        return {"ids_blake2b": self._digest(self.first).hex(), "sample_documents": int(self.checked)}
 
     def merge(self, other: "Deterministic") -> "Deterministic":
-        out = self.copy()
-        out.equal = self.result(PassStats()) and other.result(PassStats())
-        for name in ("first", "second"):
-            joined = self._digest(getattr(self, name)) + self._digest(getattr(other, name))
-            setattr(out, name, hashlib.blake2b(joined, digest_size=16).digest())
+        out = _summed(self, other, "checked")
+        out.equal = self.equal and other.equal
+        out.first = hashlib.blake2b(self._digest(self.first) + self._digest(other.first), digest_size=16).digest()
         return out
 
     def __getstate__(self) -> dict[str, Any]:  # a hash object cannot be pickled: its digest travels
         state = super().__getstate__()
-        state["first"], state["second"] = self._digest(self.first), self._digest(self.second)
+        state["first"] = self._digest(self.first)
         return state
 
 
@@ -500,10 +528,14 @@ class _Premium(ParallelMetric):
 
     def __init__(self, tokenizer: Any):
         super().__init__(tokenizer)
-        self.counts: list[int] = []
+        self.counts: list[np.ndarray] = []
 
-    def update(self, doc: str, encoding: Encoding) -> None:
-        self.counts.append(len(encoding))
+    def update_chunk(self, chunk: Any) -> None:
+        self.counts.append(chunk.lengths)
+
+    def chapter_tokens(self) -> np.ndarray:
+        """Tokens of each chapter, in order: float64, shape (n_chapters,)."""
+        return np.concatenate(self.counts).astype(np.float64) if self.counts else np.zeros(0)
 
     @staticmethod
     def ratios(runs: dict[str, "_Premium"], reference: str) -> dict[str, np.ndarray]:
@@ -515,16 +547,11 @@ class _Premium(ParallelMetric):
         TokembedError
             If the reference is missing or the languages have different numbers of chapters.
         """
-        if reference not in runs:
-            raise TokembedError(f"premium: the reference language {reference!r} is not in the parallel set "
-                                f"({', '.join(runs)})")
-        ref = np.asarray(runs[reference].counts, np.float64)
+        check_parallel({lang: run.chapter_tokens().size for lang, run in runs.items()}, reference, "premium")
+        ref = runs[reference].chapter_tokens()
         out = {}
         for lang, run in runs.items():
-            counts = np.asarray(run.counts, np.float64)
-            if counts.shape != ref.shape:
-                raise TokembedError(f"premium: {lang!r} has {counts.size} chapters but the reference "
-                                    f"{reference!r} has {ref.size}; a parallel set needs aligned chapters")
+            counts = run.chapter_tokens()
             keep = ref > 0
             out[lang] = counts[keep] / ref[keep]
         return out
@@ -553,8 +580,9 @@ class PremiumMean(_Premium):
 
 #: The built-in metrics, in the order tables show them.
 BUILTIN_METRICS: tuple[type[Metric], ...] = (
-    VocabSize, Tokens, CharsPerToken, BytesPerToken, Fertility, ContinuedWords, UnkRate, PartialCharRate, RoundTrip,
-    VocabUtilization, RenyiEfficiency, PremiumMedian, PremiumMean, Throughput, Deterministic,
+    VocabSize, Tokens, CharsPerToken, BytesPerToken, Fertility, ContinuedWords, Strr, UnkRate, PartialCharRate,
+    RoundTrip, VocabUtilization, RenyiEfficiency, PremiumMedian, PremiumMean, PremiumGini, Throughput, Deterministic,
+    BoundaryPrecision, BoundaryRecall, BoundaryF1,
 )
 
 

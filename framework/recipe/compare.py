@@ -325,7 +325,7 @@ class _CompareChecker:
                 continue
             seen.add(name)
             try:
-                self.registry.metric(name)
+                self.registry.metric(name.partition(":")[0])  # name:ARGUMENT (Metric.configure)
             except UnknownComponentError as exc:
                 self.problems.add(inode, join_path(path, i), str(exc))
                 ok = False

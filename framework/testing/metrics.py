@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence
 
-from ..metrics.base import NAME_PATTERN, SCOPES, Metric, ParallelMetric, _formats, clean_value
-from ..metrics.run import MetricRun, _who, iter_chunks
+from ..metrics.base import NAME_PATTERN, SCOPES, Metric, ParallelMetric, SlowMetricWarning, _formats, clean_value
+from ..metrics.run import MetricRun, _who
 from .samples import sample_corpus, sample_texts
 
 __all__ = ["check_metric"]
 
 
-def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Sequence[str] | None = None) -> None:
+def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Sequence[str] | None = None,
+                 argument: str | None = None) -> None:
     """Check that a metric class keeps the contract; raise one ``AssertionError`` listing every problem.
 
     The rules: ``name`` matches ``[a-z][a-z0-9_]*``; ``unit``, ``definition`` and ``source`` are non-empty strings;
     ``higher_is_better`` is True, False or None; ``scope`` is ``corpus`` or ``parallel`` (and ``parallel`` exactly
     for :class:`ParallelMetric` subclasses); ``display`` formats a number; on each tokenizer the value is None, a
-    bool, an int or a finite float, the same on a second run (unless ``timing``), the extras are JSON-able, and an
-    empty corpus gives a value without raising; a parallel metric's ``combine`` gives one JSON value per language.
+    bool, an int or a finite float, the same on a second run (unless ``timing``) and with the chunks prepared on
+    two threads, the extras are JSON-able, and an empty corpus gives a value without raising; a metric that
+    implements both paths (``update_chunk`` on arrays and ``update`` per document) gives the same value on each;
+    a metric that merges gives, measured in parts and merged, the value of one pass; a parallel metric's
+    ``combine`` gives one JSON value per language.
+
+    Parameters
+    ----------
+    argument : str, optional
+        The metric's argument (:meth:`tokembed.metrics.Metric.configure`), required when ``argument_required``.
 
     Parameters
     ----------
@@ -48,8 +58,12 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
         problems.append("scope 'parallel' is for ParallelMetric subclasses only, and they must keep it")
     if not any(_formats(x, cls.display) for x in (1, 1.5)):
         problems.append(f"display {cls.display!r} is not a format spec for numbers")
+    if cls.argument_required and argument is None:
+        problems.append(f"needs an argument ({cls.argument}): pass check_metric(cls, argument=...)")
     if problems:
         raise AssertionError(f"{_who(cls)} breaks the metric contract:\n" + "\n".join(problems))
+    if argument is not None:
+        cls = cls.configure(argument)
 
     if tokenizers is None:
         from ..registry import build_registry
@@ -62,13 +76,18 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
         docs = sample_texts()
     docs = list(docs)
 
-    def evaluate(tok: Any, texts: list[str]) -> tuple[Any, dict, MetricRun]:
-        run = MetricRun(tok, [cls])
-        for chunk in iter_chunks(texts):
-            run.feed(chunk)
+    def evaluate(tok: Any, texts: list[str], workers: int = 1, metric: type = cls) -> tuple[Any, dict, MetricRun]:
+        with warnings.catch_warnings():  # the slow path's warning: said once by the caller's own run
+            warnings.simplefilter("ignore", SlowMetricWarning)
+            run = MetricRun(tok, [metric])
+        run.feed_all(texts, workers=workers, size=7)  # small chunks: several per corpus
         if run.needs_repeat:
             run.feed_repeat(texts)
-        return run.results()[cls.name], run.extras(), run
+        return run.results()[metric.name], run.extras(), run
+
+    both_paths = (cls.update_chunk is not Metric.update_chunk and cls.update is not Metric.update
+                  and not cls.per_document)
+    slow = type(cls.__name__, (cls,), {"per_document": True, "__module__": cls.__module__}) if both_paths else None
 
     def ok_value(v: Any) -> bool:
         return v is None or isinstance(v, (bool, int)) or (isinstance(v, float) and math.isfinite(v))
@@ -78,7 +97,9 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
         try:
             value, extras, run = evaluate(tok, docs)
             again, _, run2 = evaluate(tok, docs)
+            threaded, threaded_extras, _ = evaluate(tok, docs, workers=2)
             empty, _, _ = evaluate(tok, [])
+            per_doc = evaluate(tok, docs, metric=slow)[0] if slow is not None else value
         except Exception as exc:  # noqa: BLE001 - reported with the others
             problems.append(f"{where}: raised {type(exc).__name__}: {exc}")
             continue
@@ -86,6 +107,10 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
             problems.append(f"{where}: value {value!r} is not None, bool, int or a finite float")
         if not cls.timing and value != again:
             problems.append(f"{where}: two runs gave {value!r} and {again!r} (set timing = True if it is timed)")
+        if not cls.timing and (threaded != value or threaded_extras != extras):
+            problems.append(f"{where}: with chunks prepared on two threads gave {threaded!r}, on one {value!r}")
+        if not cls.timing and per_doc != value:
+            problems.append(f"{where}: update_chunk (arrays) gave {value!r}, update (per document) gave {per_doc!r}")
         if not ok_value(empty):
             problems.append(f"{where}: on an empty corpus gave {empty!r}")
         try:
@@ -117,14 +142,16 @@ def _merge_problems(cls: type, tok: Any, docs: list[str], whole: Any) -> list[st
 
     third = max(1, len(docs) // 3)
     chunks = [docs[:third], [], docs[third:]]
-    measure = MeasureDocuments(tok, [cls])
+    measure = MeasureDocuments(tok, [cls], workers=1)
     try:
         pickle.dumps(cls)
         trip = lambda run: pickle.loads(pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))  # noqa: E731
     except Exception:  # a class defined in a function (a test's): checked without the trip between processes
         trip = lambda run: run  # noqa: E731
     try:
-        parts = [trip(measure(chunk)) for chunk in chunks]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SlowMetricWarning)
+            parts = [trip(measure(chunk)) for chunk in chunks]
         before = [p.attach(tok).results()[cls.name] for p in parts]
         merged = parts[0]
         for part in parts[1:]:

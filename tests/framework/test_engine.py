@@ -396,8 +396,8 @@ class Longest(Metric):
         super().__init__(tokenizer)
         self.longest = 0
 
-    def update(self, doc, encoding):
-        self.longest = max(self.longest, len(encoding))
+    def update_chunk(self, chunk):  # on arrays (in the default set), but without merge
+        self.longest = max(self.longest, int(chunk.lengths.max(initial=0)))
 
     def result(self, stats):
         return self.longest

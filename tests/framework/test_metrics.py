@@ -23,6 +23,7 @@ from tokembed.metrics.builtin import (
 from tokembed.components import Tokenizer
 from tokembed.encoding import Encoding
 from tokembed.errors import PluginError, TokembedError, UnknownComponentError
+from tokembed.metrics.base import SlowMetricWarning
 from tokembed.metrics import (
     Metric,
     MetricRun,
@@ -60,7 +61,8 @@ def word():
 
 def run(tokenizer, docs, metrics=None):
     return tokenizer_metrics(tokenizer, docs, metrics=metrics or [m.name for m in BUILTIN_METRICS
-                                                                     if m.scope == "corpus"], registry=REG)
+                                                                     if m.scope == "corpus"
+                                                                     and not m.argument_required], registry=REG)
 
 
 class ByteToy(Tokenizer):
@@ -363,9 +365,13 @@ def test_a_third_party_metric_is_found_and_computed(fake_dists, word):
     info = reg.metric("long_tokens")
     assert info.plugin.distribution == "tokembed-longtokens"
     assert list(reg.metrics)[: len(BUILTIN_METRICS)] == [m.name for m in BUILTIN_METRICS]
+    # a metric with only update(doc, encoding) is on the slow path: not in the default set, measured when named
+    assert info.cls.uses_documents()
+    assert "long_tokens" not in tokenizer_metrics(word, ["the cat sat."], registry=reg)
     # [the cat sat <unk>] [<unk> dog]: the, cat, sat, dog span 3 characters; "." and "a" do not -> 4/6
-    m = tokenizer_metrics(word, ["the cat sat.", "a dog"], registry=reg)
-    assert m["long_tokens"] == round(4 / 6, 6)
+    with pytest.warns(SlowMetricWarning, match="long_tokens measured on the slow per-document path"):
+        m = tokenizer_metrics(word, ["the cat sat.", "a dog"], metrics=["tokens", "long_tokens"], registry=reg)
+    assert m["long_tokens"] == round(4 / 6, 6) and m["tokens"] == 6
     check_metric(info.cls)
 
 
@@ -434,8 +440,10 @@ def contract_tokenizers():
 
 
 @pytest.mark.parametrize("cls", registered_metrics(build_registry()), ids=lambda c: c.name)
-def test_every_registered_metric_meets_the_contract(cls, contract_tokenizers):
-    check_metric(cls, tokenizers=contract_tokenizers)
+def test_every_registered_metric_meets_the_contract(cls, contract_tokenizers, tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walked\twalk ed\nunhappiness\tun happi ness\n", encoding="utf-8")
+    check_metric(cls, tokenizers=contract_tokenizers, argument=str(gold) if cls.argument_required else None)
 
 
 def test_check_metric_with_its_default_tokenizers():
