@@ -27,10 +27,10 @@ import os
 import typing
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
-from .errors import ParameterError
+from .errors import ParameterError, TokembedError
 
 __all__ = ["Constraint", "Interval", "Options", "Boolean", "Text", "PathLike", "ListOf", "MappingOf", "InstanceOf",
-           "Satisfies", "Alternatives", "normalize", "parameter_errors", "describe_alternatives", "hint_of",
+           "Satisfies", "Builds", "Alternatives", "normalize", "parameter_errors", "describe_alternatives", "hint_of",
            "check_declared"]
 
 
@@ -282,6 +282,36 @@ class Satisfies(Constraint):
 
     def describe(self) -> str:
         return self.description
+
+
+class Builds(Constraint):
+    """A spec that ``build(value)`` turns into an object without raising (a normalizer, a pre-tokenizer, a
+    post-processor template): the builder is the one place that knows what it accepts, and its own message (``unknown
+    normalizer 'bogus'. Available: ...``) follows the problem. ``None`` is refused here (list it where it is allowed),
+    even when the builder takes it. ``hint`` is the type a recipe reads it as (default: any value)."""
+
+    def __init__(self, build: Callable[[Any], Any], description: str, *, hint: Any = Any):
+        self.build, self.description, self.hint = build, description, hint
+
+    def _error(self, value: Any) -> str | None:
+        """The builder's message for ``value``, or None when it builds."""
+        if value is None:
+            return ""
+        try:
+            self.build(value)
+        except (TokembedError, TypeError, ValueError) as exc:
+            return str(exc) if isinstance(exc, TokembedError) else ""
+        return None
+
+    def accepts(self, value: Any) -> bool:
+        return self._error(value) is None
+
+    def describe(self) -> str:
+        return self.description
+
+    def advice(self, value: Any) -> str:
+        message = self._error(value)
+        return f": {message}" if message else ""
 
 
 #: A parameter's declaration after :func:`normalize`: the tuple of alternatives (``None`` among them allows None).

@@ -13,6 +13,7 @@ from tokembed import Vectorizer
 from tokembed.errors import ParameterError
 from tokembed.params import (
     Boolean,
+    Builds,
     InstanceOf,
     Interval,
     ListOf,
@@ -91,6 +92,23 @@ def test_every_problem_is_reported_not_only_the_first_and_messages_say_what_to_w
     combined = ParameterError.of_all(errors)
     assert combined.param == "vector_size" and combined.errors == tuple(errors)
     assert str(combined).startswith("glove: 4 invalid parameters: vector_size must be an int >= 1, got 2.0")
+
+
+def test_builds_accepts_what_its_builder_builds_and_quotes_the_builders_message():
+    from tokembed.text import build_normalizer
+
+    spec = Builds(build_normalizer, "a normalizer spec")
+    assert [spec.accepts(v) for v in ("nfc", ["nfd", "lowercase"], "nfcc", 3, None)] == \
+        [True, True, False, False, False]  # None only where listed, though build_normalizer(None) builds
+    (error,) = parameter_errors("word", {"normalizer": [spec, None]}, {"normalizer": "nfcc"})
+    assert str(error) == ("word: normalizer must be a normalizer spec or null, got 'nfcc': unknown normalizer 'nfcc'. "
+                          "Did you mean 'nfc'? Available: bert_clean, identity, lowercase, nfc, nfd, nfkc, nfkd, "
+                          "sequence, strip_accents")
+
+    def refuses(value: Any) -> None:  # an error that is not a TokembedError: refused, with no message to quote
+        raise TypeError("not this")
+
+    assert parameter_errors("x", {"p": Builds(refuses, "a thing")}, {"p": 1})[0].problem == "must be a thing, got 1"
 
 
 class _Declared(Vectorizer):
