@@ -8,9 +8,9 @@ from typing import Any, ClassVar, Iterable, Sequence
 import numpy as np
 
 from tokembed.encoding import Encoding
-from tokembed.errors import CorpusError, ParameterError, TokembedError
-from tokembed.text import build_normalizer, build_pre_tokenizer, split_text
-from tokembed.vocab import VocabTokenizer
+from tokembed.errors import CorpusError, TokembedError
+from tokembed.text import NORMALIZER_SPEC, PRE_TOKENIZER_SPEC, build_normalizer, build_pre_tokenizer, split_text
+from tokembed.vocab import VOCAB_PARAM_CONSTRAINTS, VocabTokenizer
 
 __all__ = ["WordTokenizer", "count_words"]
 
@@ -71,6 +71,11 @@ class WordTokenizer(VocabTokenizer):
     whole_words: ClassVar[bool] = True
     decode_joiner: ClassVar[str] = " "
     _entry_name: ClassVar[str] = "word"
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **VOCAB_PARAM_CONSTRAINTS,
+        "normalizer": [NORMALIZER_SPEC, None],
+        "pre_tokenizer": [PRE_TOKENIZER_SPEC, None],  # None: the whole text is one word
+    }
 
     def __init__(
         self,
@@ -93,19 +98,8 @@ class WordTokenizer(VocabTokenizer):
         self.seed = seed
 
     def _stages(self):
-        """The normalizer and pre-tokenizer; a bad spec raises TokembedError naming the parameter."""
-        stages = []
-        for name, build, spec in (("normalizer", build_normalizer, self.normalizer),
-                                  ("pre_tokenizer", build_pre_tokenizer, self.pre_tokenizer)):
-            try:
-                stages.append(build(spec))
-            except TokembedError as exc:
-                raise ParameterError("word", name, f": {exc}") from None
-        return tuple(stages)
-
-    def _validate(self) -> None:
-        self._validate_vocab_params()
-        self._stages()
+        """The normalizer and pre-tokenizer (their specs are checked by ``param_constraints``)."""
+        return build_normalizer(self.normalizer), build_pre_tokenizer(self.pre_tokenizer)
 
     def fit(self, corpus: Iterable[str], y: Any = None) -> "WordTokenizer":
         """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary:
@@ -139,7 +133,7 @@ class WordTokenizer(VocabTokenizer):
         """
         from tokembed.text.fast import count_words as fast_count_words
 
-        self._validate()
+        self._validate_params()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
@@ -147,7 +141,7 @@ class WordTokenizer(VocabTokenizer):
 
     def fit_counts(self, counts: Any) -> "WordTokenizer":
         """Build the vocabulary from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
-        self._validate()
+        self._validate_params()
         counts = counts.to_dict()
         if not counts:
             raise CorpusError("word: the corpus holds no word (empty, or only whitespace)")

@@ -101,7 +101,7 @@ def test_validate_reports_component_parameter_problems_before_any_work(workdir, 
     assert main(["validate", "bad.yaml"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[1:] == [
-        "bad.yaml:4:38: tokenizers.words.min_frequency: word: min_frequency must be an int >= 1, got 0",
+        "bad.yaml:4:38: tokenizers.words.min_frequency: expected int >= 1, got 0",
         "bad.yaml:11:14: embedders.position.dropout: sinusoidal: dropout must be a number with 0 <= dropout < 1, "
         "got 1.5",
     ]
