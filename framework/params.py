@@ -30,7 +30,8 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 from .errors import ParameterError, TokembedError
 
 __all__ = ["Constraint", "Interval", "Options", "Boolean", "Text", "PathLike", "ListOf", "MappingOf", "InstanceOf",
-           "Satisfies", "Builds", "Alternatives", "normalize", "parameter_errors", "describe_alternatives", "hint_of",
+           "Satisfies", "Builds", "Alternatives", "normalize", "parameter_errors", "raise_parameter_errors",
+           "describe_alternatives", "hint_of",
            "check_declared"]
 
 
@@ -397,6 +398,21 @@ def parameter_errors(component: str, constraints: Mapping[str, Any], params: Map
         if problem is not None:
             errors.append(ParameterError(component, name, problem))
     return errors
+
+
+def raise_parameter_errors(component: str, constraints: Mapping[str, Any], params: Mapping[str, Any]) -> None:
+    """Raise what :func:`parameter_errors` finds, all of it in one :class:`ParameterError`
+    (:meth:`ParameterError.of_all`); return when every value is valid. For arguments declared like parameters: a
+    function's scalar arguments, the options of one ``encode`` call.
+
+    Raises
+    ------
+    ParameterError
+        Naming every invalid value (``err.errors`` holds one error each).
+    """
+    errors = parameter_errors(component, constraints, params)
+    if errors:
+        raise ParameterError.of_all(errors)
 
 
 def check_declared(cls: type, names: Sequence[str]) -> list[str]:

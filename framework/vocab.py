@@ -35,8 +35,8 @@ class VocabTokenizer(Tokenizer):
     """Base for tokenizers with a token table: specials first (pad, unk, then ``special_tokens``), then tokens.
 
     Subclasses store the parameters ``vocab_size``, ``min_frequency``, ``unk_token``, ``pad_token``,
-    ``special_tokens`` and ``seed`` (declared in :data:`VOCAB_PARAM_CONSTRAINTS`), call :meth:`_set_table` from ``fit``/``_set_state``, and set ``decode_joiner`` and
-    ``_entry_name``. A string has one id: a special token that is also an entry of the corpus keeps only its special
+    ``special_tokens`` and ``seed`` (declared in :data:`VOCAB_PARAM_CONSTRAINTS`), call :meth:`_set_table` from
+    ``fit``/``_set_state``, and set ``decode_joiner`` and ``_entry_name``. A string has one id: a special token that is also an entry of the corpus keeps only its special
     id, so that entry typed in a text encodes as ``unk_token``; :meth:`_select` warns about it
     (:class:`SpecialTokenInCorpusWarning`).
     """

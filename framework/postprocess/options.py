@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from ..encoding import BatchEncoding, Encoding
-from ..errors import ParameterError, TokembedError
-from ..params import Interval, Options, parameter_errors
+from ..errors import TokembedError
+from ..params import Interval, Options, raise_parameter_errors
 from .template import DEFAULT_TEMPLATE, TemplateProcessing
 from .truncation import _PADDINGS, TRUNCATION_STRATEGIES, combine, pad, padding_length, truncate
 
@@ -24,14 +24,6 @@ OPTION_CONSTRAINTS: dict[str, Any] = {
     "pad_to_multiple_of": [Interval(int, 1, None), None],
     "num_workers": [Options(-1), Interval(int, 1, None), None],  # -1: one thread per CPU
 }
-
-
-def _refuse_invalid(**options: Any) -> None:
-    """Raise :class:`~tokembed.errors.ParameterError` (a ``TokembedError``) naming every option of ``options`` that
-    breaks its declaration in :data:`OPTION_CONSTRAINTS`."""
-    errors = parameter_errors("", OPTION_CONSTRAINTS, options)
-    if errors:
-        raise ParameterError.of_all(errors)
 
 
 @dataclass(frozen=True)
@@ -117,7 +109,8 @@ class EncodeOptions:
         if padding_side not in ("right", "left"):
             raise TokembedError(f"padding_side must be 'right' or 'left', got {padding_side!r}")
 
-        _refuse_invalid(max_length=max_length, stride=stride, pad_to_multiple_of=pad_to_multiple_of)
+        raise_parameter_errors("", OPTION_CONSTRAINTS, {"max_length": max_length, "stride": stride,
+                                                       "pad_to_multiple_of": pad_to_multiple_of})
         max_length = None if max_length is None else int(max_length)
         stride = int(stride)
         pad_to_multiple_of = None if pad_to_multiple_of is None else int(pad_to_multiple_of)
@@ -246,7 +239,7 @@ def _check_str(text: object, where: str) -> None:
 def resolve_workers(num_workers: int | None) -> int:
     """Threads for ``num_workers``: None -> 1, -1 -> one per CPU; anything else but an int >= 1 raises
     :class:`~tokembed.errors.ParameterError` (a :class:`TokembedError`)."""
-    _refuse_invalid(num_workers=num_workers)
+    raise_parameter_errors("", OPTION_CONSTRAINTS, {"num_workers": num_workers})
     if num_workers is None:
         return 1
     return (os.cpu_count() or 1) if num_workers == -1 else int(num_workers)

@@ -26,8 +26,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from tokembed.errors import ParameterError
-from tokembed.params import Interval, ListOf, Text, parameter_errors
+from tokembed.params import Interval, ListOf, Text, raise_parameter_errors
 
 __all__ = [
     "SUBWORD_PARAM_CONSTRAINTS",
@@ -132,7 +131,8 @@ def _check_csr(symbols, offsets, name="symbols"):
     return symbols.astype(np.int32, copy=False), offsets.astype(np.int64, copy=False)
 
 
-#: The scalar arguments of the functions below, declared with :mod:`tokembed.params`.
+#: The scalar arguments of the functions below, declared with :mod:`tokembed.params` (a bad one raises a
+#: ``ParameterError``, which is a ``ValueError``).
 _ARGUMENTS = {
     "n_base": Interval(int, 0, None),
     "max_merges": Interval(int, 0, None),
@@ -142,14 +142,6 @@ _ARGUMENTS = {
     "dropout": Interval(float, 0, 1, closed="left"),
     "seed": Interval(int, 0, None),
 }
-
-
-def _refuse_invalid(**arguments) -> None:
-    """Raise :class:`~tokembed.errors.ParameterError` (a ``ValueError``) naming every argument that breaks its
-    declaration in ``_ARGUMENTS``."""
-    errors = parameter_errors("", _ARGUMENTS, arguments)
-    if errors:
-        raise ParameterError.of_all(errors)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -298,8 +290,8 @@ def _learn(mode, symbols, offsets, counts, n_base, max_merges, min_frequency, to
            progress, chunk_size):
     from . import _kernels as K
 
-    _refuse_invalid(n_base=n_base, max_merges=max_merges, min_frequency=min_frequency,
-                    max_token_length=max_token_length, chunk_size=chunk_size)
+    raise_parameter_errors("", _ARGUMENTS, {"n_base": n_base, "max_merges": max_merges, "min_frequency": min_frequency,
+                                            "max_token_length": max_token_length, "chunk_size": chunk_size})
     n_base, max_merges, min_frequency = int(n_base), int(max_merges), int(min_frequency)
     max_token_length, chunk_size = int(max_token_length), int(chunk_size)
     symbols, offsets = _check_csr(symbols, offsets)
@@ -424,7 +416,7 @@ def apply_merges(symbols, offsets, table: MergeTable, *, dropout=0.0, seed=0) ->
     from ._kernels_encode import encode_words
 
     symbols, offsets = _check_csr(symbols, offsets)
-    _refuse_invalid(dropout=dropout, seed=seed)
+    raise_parameter_errors("", _ARGUMENTS, {"dropout": dropout, "seed": seed})  # a ParameterError is a ValueError
     dropout, seed = float(dropout), int(seed) & (2**64 - 1)
     n = symbols.size
     ids = np.empty(n, np.int32)

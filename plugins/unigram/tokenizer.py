@@ -13,7 +13,7 @@ import numpy as np
 from tokembed.components import Tokenizer, map_text_chunks
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
-from tokembed.params import Boolean, Interval, ListOf, Satisfies, Text, parameter_errors
+from tokembed.params import Boolean, Interval, ListOf, Satisfies, Text, raise_parameter_errors
 from tokembed.postprocess import POST_PROCESSOR_SPEC, EncodeOptions, resolve_workers
 
 from . import _proto as P
@@ -436,9 +436,7 @@ class UnigramTokenizer(Tokenizer):
         from ._kernels_segment import nbest
 
         self._check_is_fitted()
-        errors = parameter_errors(self.name, {"nbest_size": Interval(int, 1, None)}, {"nbest_size": nbest_size})
-        if errors:
-            raise errors[0]
+        raise_parameter_errors(self.name, {"nbest_size": Interval(int, 1, None)}, {"nbest_size": nbest_size})
         nt, norm, norm_map, cpos, starts, ends, ids, scores = self._lattice(text)
         size = norm.shape[0]
         if size == 0:
@@ -474,9 +472,7 @@ class UnigramTokenizer(Tokenizer):
         self._check_is_fitted()
         alpha = self.alpha if alpha is None else alpha
         nbest_size = self.nbest_size if nbest_size is None else nbest_size
-        errors = self.parameter_errors({"alpha": alpha, "nbest_size": nbest_size})  # the parameters' rules
-        if errors:
-            raise ParameterError.of_all(errors)
+        raise_parameter_errors(self.name, self.param_constraints, {"alpha": alpha, "nbest_size": nbest_size})
         alpha, nbest_size = float(alpha), int(nbest_size)
         seed = self._call_seed() if seed is None else int(seed) & _MASK64
         if self._model.model_type == "bpe":

@@ -12,9 +12,9 @@ import numpy as np
 
 from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import Encoding
-from tokembed.errors import (ArtifactError, CorpusError, DataError, ParameterError, TokembedError,
+from tokembed.errors import (ArtifactError, CorpusError, DataError, TokembedError,
                              VocabularySizeWarning)
-from tokembed.params import Boolean, Interval, Options, PathLike, Satisfies, Text
+from tokembed.params import Boolean, Interval, Options, PathLike, Satisfies, Text, raise_parameter_errors
 from tokembed.plugins._subword import SUBWORD_PARAM_CONSTRAINTS
 from tokembed.postprocess import POST_PROCESSOR_SPEC, EncodeOptions
 
@@ -504,9 +504,7 @@ class WordPieceTokenizer(Tokenizer):
 
     def _set_state(self, state: dict[str, Any]) -> None:
         # the declarations only: the artifact holds the vocabulary, so the vocab file need not exist any more
-        errors = self.parameter_errors(self.get_params(deep=False))
-        if errors:
-            raise ParameterError.of_all(errors)
+        raise_parameter_errors(self.name, self.param_constraints, self.get_params(deep=False))
         self._set_vocab([str(t) for t in state["vocab"]], [str(t) for t in state["special_tokens"]])
 
     # -- files ----------------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from tokembed.params import (
     hint_of,
     normalize,
     parameter_errors,
+    raise_parameter_errors,
 )
 
 
@@ -109,6 +110,15 @@ def test_builds_accepts_what_its_builder_builds_and_quotes_the_builders_message(
         raise TypeError("not this")
 
     assert parameter_errors("x", {"p": Builds(refuses, "a thing")}, {"p": 1})[0].problem == "must be a thing, got 1"
+
+
+def test_raise_parameter_errors_raises_every_problem_at_once_or_nothing():
+    table = {"n": Interval(int, 1, None), "flag": Boolean()}
+    assert raise_parameter_errors("f", table, {"n": 1, "flag": True}) is None
+    with pytest.raises(ParameterError) as info:
+        raise_parameter_errors("f", table, {"n": 0, "flag": 1})
+    assert [e.param for e in info.value.errors] == ["n", "flag"]
+    assert str(info.value).startswith("f: 2 invalid parameters: n must be an int >= 1, got 0; flag must be")
 
 
 class _Declared(Vectorizer):

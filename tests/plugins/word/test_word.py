@@ -146,8 +146,8 @@ def test_validate_reports_every_bad_parameter_not_only_the_first():
     assert WordTokenizer.check_params({"min_frequency": 0, "normalizer": "nfcc", "pre_tokenizer": 3}) == [
         ("min_frequency", "word: min_frequency must be an int >= 1, got 0"),
         ("normalizer", "word: normalizer must be a normalizer spec or null, got 'nfcc': unknown normalizer 'nfcc'. "
-                       "Did you mean 'nfc'? Available: bert_clean, identity, lowercase, nfc, nfd, nfkc, nfkd, sequence, "
-                       "strip_accents"),
+                       "Did you mean 'nfc'? Available: bert_clean, identity, lowercase, nfc, nfd, nfkc, nfkd, "
+                       "sequence, strip_accents"),
         ("pre_tokenizer", "word: pre_tokenizer must be a pre-tokenizer spec or null, got 3: a pre-tokenizer spec must "
                           "be a name or a mapping with 'type', got 3"),
     ]
