@@ -27,10 +27,11 @@ import os
 import typing
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
-from .errors import ParameterError
+from .errors import ParameterError, TokembedError
 
 __all__ = ["Constraint", "Interval", "Options", "Boolean", "Text", "PathLike", "ListOf", "MappingOf", "InstanceOf",
-           "Satisfies", "Alternatives", "normalize", "parameter_errors", "describe_alternatives", "hint_of",
+           "Satisfies", "Builds", "Alternatives", "normalize", "parameter_errors", "raise_parameter_errors",
+           "describe_alternatives", "hint_of",
            "check_declared"]
 
 
@@ -284,6 +285,36 @@ class Satisfies(Constraint):
         return self.description
 
 
+class Builds(Constraint):
+    """A spec that ``build(value)`` turns into an object without raising (a normalizer, a pre-tokenizer, a
+    post-processor template): the builder is the one place that knows what it accepts, and its own message (``unknown
+    normalizer 'bogus'. Available: ...``) follows the problem. ``None`` is refused here (list it where it is allowed),
+    even when the builder takes it. ``hint`` is the type a recipe reads it as (default: any value)."""
+
+    def __init__(self, build: Callable[[Any], Any], description: str, *, hint: Any = Any):
+        self.build, self.description, self.hint = build, description, hint
+
+    def _error(self, value: Any) -> str | None:
+        """The builder's message for ``value``, or None when it builds."""
+        if value is None:
+            return ""
+        try:
+            self.build(value)
+        except (TokembedError, TypeError, ValueError) as exc:
+            return str(exc) if isinstance(exc, TokembedError) else ""
+        return None
+
+    def accepts(self, value: Any) -> bool:
+        return self._error(value) is None
+
+    def describe(self) -> str:
+        return self.description
+
+    def advice(self, value: Any) -> str:
+        message = self._error(value)
+        return f": {message}" if message else ""
+
+
 #: A parameter's declaration after :func:`normalize`: the tuple of alternatives (``None`` among them allows None).
 Alternatives = tuple
 
@@ -367,6 +398,21 @@ def parameter_errors(component: str, constraints: Mapping[str, Any], params: Map
         if problem is not None:
             errors.append(ParameterError(component, name, problem))
     return errors
+
+
+def raise_parameter_errors(component: str, constraints: Mapping[str, Any], params: Mapping[str, Any]) -> None:
+    """Raise what :func:`parameter_errors` finds, all of it in one :class:`ParameterError`
+    (:meth:`ParameterError.of_all`); return when every value is valid. For arguments declared like parameters: a
+    function's scalar arguments, the options of one ``encode`` call.
+
+    Raises
+    ------
+    ParameterError
+        Naming every invalid value (``err.errors`` holds one error each).
+    """
+    errors = parameter_errors(component, constraints, params)
+    if errors:
+        raise ParameterError.of_all(errors)
 
 
 def check_declared(cls: type, names: Sequence[str]) -> list[str]:

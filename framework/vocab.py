@@ -1,8 +1,8 @@
 """A vocabulary table shared by tokenizers whose model is a plain token <-> id table (char, word, ...).
 
-:class:`VocabTokenizer` gives such a tokenizer its special-token numbering, parameter checks, ``get_vocab``,
-``token_to_id``, ``id_to_token`` and ``decode``; the subclass supplies ``fit``, ``_encode_text`` and the string
-that joins decoded tokens.
+:class:`VocabTokenizer` gives such a tokenizer its special-token numbering, the declarations of its shared
+parameters (:data:`VOCAB_PARAM_CONSTRAINTS`), ``get_vocab``, ``token_to_id``, ``id_to_token`` and ``decode``; the
+subclass supplies ``fit``, ``_encode_text`` and the string that joins decoded tokens.
 """
 
 from __future__ import annotations
@@ -14,17 +14,29 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from .components import Tokenizer, check_token_ids
-from .errors import ParameterError, SpecialTokenInCorpusWarning, TokembedError, VocabularySizeWarning
+from .errors import ParameterError, SpecialTokenInCorpusWarning, VocabularySizeWarning
+from .params import Interval, ListOf, Text
 
-__all__ = ["VocabTokenizer", "SpecialTokenInCorpusWarning"]
+__all__ = ["VocabTokenizer", "VOCAB_PARAM_CONSTRAINTS", "SpecialTokenInCorpusWarning"]
+
+#: The declarations (:mod:`tokembed.params`) of the parameters every table tokenizer shares; a subclass spreads them
+#: into its own ``param_constraints`` (``{**VOCAB_PARAM_CONSTRAINTS, "normalizer": ...}``).
+VOCAB_PARAM_CONSTRAINTS: dict[str, Any] = {
+    "vocab_size": [Interval(int, 1, None), None],
+    "min_frequency": Interval(int, 1, None),
+    "unk_token": [Text(), None],
+    "pad_token": [Text(), None],
+    "special_tokens": ListOf(Text()),
+    "seed": Interval(int, None, None),  # accepted like every trainer's; table training uses no randomness
+}
 
 
 class VocabTokenizer(Tokenizer):
     """Base for tokenizers with a token table: specials first (pad, unk, then ``special_tokens``), then tokens.
 
-    Subclasses store the parameters ``vocab_size``, ``min_frequency``, ``unk_token``, ``pad_token`` and
-    ``special_tokens``, call :meth:`_set_table` from ``fit``/``_set_state``, and set ``decode_joiner`` and
-    ``_entry_name``. A string has one id: a special token that is also an entry of the corpus keeps only its special
+    Subclasses store the parameters ``vocab_size``, ``min_frequency``, ``unk_token``, ``pad_token``,
+    ``special_tokens`` and ``seed`` (declared in :data:`VOCAB_PARAM_CONSTRAINTS`), call :meth:`_set_table` from
+    ``fit``/``_set_state``, and set ``decode_joiner`` and ``_entry_name``. A string has one id: a special token that is also an entry of the corpus keeps only its special
     id, so that entry typed in a text encodes as ``unk_token``; :meth:`_select` warns about it
     (:class:`SpecialTokenInCorpusWarning`).
     """
@@ -56,27 +68,12 @@ class VocabTokenizer(Tokenizer):
         return out
 
     def _validate(self) -> None:
-        """The checks ``fit`` starts with (also run by ``tokembed validate`` through ``check_params``)."""
-        self._validate_vocab_params()
-
-    def _validate_vocab_params(self) -> None:
-        """Check the parameters every table tokenizer shares; raises :class:`TokembedError` naming the tokenizer."""
-        who = self.name
-        if self.vocab_size is not None and (
-            isinstance(self.vocab_size, bool) or not isinstance(self.vocab_size, int) or self.vocab_size < 1
-        ):
-            raise ParameterError(who, "vocab_size", f"must be an int >= 1 or None, got {self.vocab_size!r}")
-        if isinstance(self.min_frequency, bool) or not isinstance(self.min_frequency, int) or self.min_frequency < 1:
-            raise ParameterError(who, "min_frequency", f"must be an int >= 1, got {self.min_frequency!r}")
-        if isinstance(self.special_tokens, str):
-            raise ParameterError(who, "special_tokens", "must be a list of strings, not one string")
-        for tok in self._specials():
-            if not isinstance(tok, str) or not tok:
-                raise TokembedError(f"{who}: special tokens must be non-empty strings, got {tok!r}")
+        """The rule between parameters (each already checked against :data:`VOCAB_PARAM_CONSTRAINTS`):
+        ``vocab_size`` holds at least the special tokens."""
         specials = self._specials()
         if self.vocab_size is not None and self.vocab_size < len(specials):
             raise ParameterError(
-                who, "vocab_size", f"={self.vocab_size} is smaller than the {len(specials)} special tokens "
+                self.name, "vocab_size", f"={self.vocab_size} is smaller than the {len(specials)} special tokens "
                 f"({self._describe_specials()}); raise vocab_size, or set unused ones to null"
             )
 

@@ -15,7 +15,6 @@ with :meth:`Component.save` and read back with :meth:`Component.load`; a subclas
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import inspect
 import io
@@ -143,9 +142,9 @@ class Component:
         ParameterError
             Listing every invalid parameter (``err.errors`` holds one error each), or a rule of :meth:`_validate`.
         """
-        errors = self.parameter_errors(self.get_params(deep=False))
-        if errors:
-            raise ParameterError.of_all(errors)
+        from ..params import raise_parameter_errors
+
+        raise_parameter_errors(self.name, self.param_constraints, self.get_params(deep=False))
         self._validate()
 
     def _validate(self) -> None:

@@ -23,7 +23,7 @@ References: Hugging Face tokenizers (``tokenizers/src/processors/template.rs``,
 
 from .options import _check_str  # noqa: F401 - for the Tokenizer base class
 from .options import EncodeOptions, batch_result, check_batch_inputs, resolve_workers
-from .template import DEFAULT_TEMPLATE, TemplateProcessing, template_from_hf, template_to_hf
+from .template import DEFAULT_TEMPLATE, POST_PROCESSOR_SPEC, TemplateProcessing, template_from_hf, template_to_hf
 from .truncation import TRUNCATION_STRATEGIES, combine, pad, padding_length, truncate
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "batch_result",
     "resolve_workers",
     "DEFAULT_TEMPLATE",
+    "POST_PROCESSOR_SPEC",
     "template_from_hf",
     "template_to_hf",
 ]

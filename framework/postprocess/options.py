@@ -7,10 +7,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-import numpy as np
-
 from ..encoding import BatchEncoding, Encoding
 from ..errors import TokembedError
+from ..params import Interval, Options, raise_parameter_errors
 from .template import DEFAULT_TEMPLATE, TemplateProcessing
 from .truncation import _PADDINGS, TRUNCATION_STRATEGIES, combine, pad, padding_length, truncate
 
@@ -18,12 +17,13 @@ __all__ = ["EncodeOptions", "check_batch_inputs", "batch_result", "resolve_worke
 
 
 # -- per-call options -------------------------------------------------------------------------------------------
-def _check_int(name: str, value: Any, low: int, allow_none: bool) -> int | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise TokembedError(f"{name} must be an int >= {low}{' or None' if allow_none else ''}, got {value!r}")
-    return int(value)
+#: The numeric options of one call, declared as components declare their parameters (:mod:`tokembed.params`).
+OPTION_CONSTRAINTS: dict[str, Any] = {
+    "max_length": [Interval(int, 1, None), None],
+    "stride": Interval(int, 0, None),
+    "pad_to_multiple_of": [Interval(int, 1, None), None],
+    "num_workers": [Options(-1), Interval(int, 1, None), None],  # -1: one thread per CPU
+}
 
 
 @dataclass(frozen=True)
@@ -109,9 +109,11 @@ class EncodeOptions:
         if padding_side not in ("right", "left"):
             raise TokembedError(f"padding_side must be 'right' or 'left', got {padding_side!r}")
 
-        max_length = _check_int("max_length", max_length, 1, True)
-        stride = _check_int("stride", stride, 0, False)  # type: ignore[assignment]
-        pad_to_multiple_of = _check_int("pad_to_multiple_of", pad_to_multiple_of, 1, True)
+        raise_parameter_errors("", OPTION_CONSTRAINTS, {"max_length": max_length, "stride": stride,
+                                                       "pad_to_multiple_of": pad_to_multiple_of})
+        max_length = None if max_length is None else int(max_length)
+        stride = int(stride)
+        pad_to_multiple_of = None if pad_to_multiple_of is None else int(pad_to_multiple_of)
         if max_length is None and (strategy is not None or pad_mode == "max_length"):
             raise TokembedError(
                 "max_length is required with truncation" if strategy is not None
@@ -236,11 +238,8 @@ def _check_str(text: object, where: str) -> None:
 
 def resolve_workers(num_workers: int | None) -> int:
     """Threads for ``num_workers``: None -> 1, -1 -> one per CPU; anything else but an int >= 1 raises
-    :class:`TokembedError`."""
+    :class:`~tokembed.errors.ParameterError` (a :class:`TokembedError`)."""
+    raise_parameter_errors("", OPTION_CONSTRAINTS, {"num_workers": num_workers})
     if num_workers is None:
         return 1
-    if num_workers == -1 and not isinstance(num_workers, bool):
-        return os.cpu_count() or 1
-    if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
-        raise TokembedError(f"num_workers must be None, -1 or an int >= 1, got {num_workers!r}")
-    return num_workers
+    return (os.cpu_count() or 1) if num_workers == -1 else int(num_workers)

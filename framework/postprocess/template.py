@@ -11,8 +11,9 @@ import numpy as np
 
 from ..encoding import Encoding
 from ..errors import TokembedError
+from ..params import Builds
 
-__all__ = ["TemplateProcessing", "DEFAULT_TEMPLATE", "template_from_hf", "template_to_hf"]
+__all__ = ["TemplateProcessing", "DEFAULT_TEMPLATE", "POST_PROCESSOR_SPEC", "template_from_hf", "template_to_hf"]
 
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -259,6 +260,10 @@ def _from_spec_cached(single: str | tuple[str, ...], pair: str | tuple[str, ...]
 
 #: The template used when a tokenizer has no post-processor: adds nothing, a pair gets type ids 0 and 1.
 DEFAULT_TEMPLATE = TemplateProcessing()
+
+#: The declaration of a tokenizer's ``post_processor`` parameter (:mod:`tokembed.params`): a spec that
+#: :meth:`TemplateProcessing.from_spec` reads, its message following the problem; null (no template) allowed.
+POST_PROCESSOR_SPEC = [Builds(TemplateProcessing.from_spec, "a post-processor template"), None]
 
 
 # -- Hugging Face tokenizer.json ---------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from tokembed.text._base import TextStageError
 from tokembed.text.normalized import NormalizedText
-from tokembed.text.normalizers import NORMALIZERS, Normalizer, build_normalizer
-from tokembed.text.pre_tokenizers import PRE_TOKENIZERS, PreTokenizer, build_pre_tokenizer
+from tokembed.text.normalizers import NORMALIZER_SPEC, NORMALIZERS, Normalizer, build_normalizer
+from tokembed.text.pre_tokenizers import PRE_TOKENIZER_SPEC, PRE_TOKENIZERS, PreTokenizer, build_pre_tokenizer
 from tokembed.text.split import split_text, split_text_arrays
 
 from tokembed.text import fast as _fast  # noqa: E402,F401 - registers the Numba scanner for long texts (no numba yet)
@@ -28,6 +28,8 @@ __all__ = [
     "PreTokenizer",
     "NORMALIZERS",
     "PRE_TOKENIZERS",
+    "NORMALIZER_SPEC",
+    "PRE_TOKENIZER_SPEC",
     "TextStageError",
     "build_normalizer",
     "build_pre_tokenizer",

@@ -22,6 +22,7 @@ from tokembed.text._base import (
     from_codepoints,
     parse_spec,
 )
+from tokembed.params import Builds
 from tokembed.text._unicode import normalize_form
 from tokembed.text.normalized import NormalizedText
 
@@ -306,3 +307,9 @@ def build_normalizer(spec: Any = None) -> Normalizer:
         return Sequence([build_normalizer(item) for item in members])
     check_no_params("normalizer", name, params)
     return NORMALIZERS[name]()
+
+
+#: The declaration of a component parameter that holds a normalizer spec (:mod:`tokembed.params`): what
+#: :func:`build_normalizer` builds, its message following the problem (``unknown normalizer 'nfcc'. Did you mean
+#: 'nfc'?``). List ``None`` beside it where a parameter allows null.
+NORMALIZER_SPEC = Builds(build_normalizer, "a normalizer spec")

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import regex
 
+from tokembed.params import Builds
 from tokembed.text._base import WHITE_SPACE, CharTable, TextStageError, check_no_params, class_runs, parse_spec
 
 __all__ = [
@@ -365,3 +366,9 @@ def build_pre_tokenizer(spec: Any = None) -> PreTokenizer:
         return Regex(pattern)
     check_no_params("pre-tokenizer", name, params)
     return PRE_TOKENIZERS[name]()
+
+
+#: The declaration of a component parameter that holds a pre-tokenizer spec (:mod:`tokembed.params`): what
+#: :func:`build_pre_tokenizer` builds, its message following the problem (an unknown name, a regex that does not
+#: compile). List ``None`` beside it where a parameter allows null.
+PRE_TOKENIZER_SPEC = Builds(build_pre_tokenizer, "a pre-tokenizer spec")

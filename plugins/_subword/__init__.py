@@ -26,7 +26,10 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from tokembed.params import Interval, ListOf, Text, raise_parameter_errors
+
 __all__ = [
+    "SUBWORD_PARAM_CONSTRAINTS",
     "MergeResult",
     "MergeTable",
     "EncodeResult",
@@ -38,6 +41,18 @@ __all__ = [
 ]
 
 _MAX_ID = 2**31 - 1
+
+#: The declarations (:mod:`tokembed.params`) of the parameters the BPE and WordPiece tokenizers share, with the same
+#: meaning in both; each spreads them into its own ``param_constraints``.
+SUBWORD_PARAM_CONSTRAINTS = {
+    "vocab_size": Interval(int, 1, None),
+    "min_frequency": Interval(int, 0, None),  # 0 and 1 both allow every pair that occurs
+    "special_tokens": ListOf(Text()),
+    "limit_alphabet": [Interval(int, 0, None), None],
+    "unk_token": [Text(), None],
+    "pad_token": [Text(), None],
+    "seed": Interval(int, None, None),
+}
 _INITIAL_RECORDS = 1 << 14  # pair records allocated up front (at most the number of windows); grown on demand
 _INITIAL_HEAP = 64
 
@@ -116,10 +131,17 @@ def _check_csr(symbols, offsets, name="symbols"):
     return symbols.astype(np.int32, copy=False), offsets.astype(np.int64, copy=False)
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return int(value)
+#: The scalar arguments of the functions below, declared with :mod:`tokembed.params` (a bad one raises a
+#: ``ParameterError``, which is a ``ValueError``).
+_ARGUMENTS = {
+    "n_base": Interval(int, 0, None),
+    "max_merges": Interval(int, 0, None),
+    "min_frequency": Interval(int, 0, None),
+    "max_token_length": Interval(int, 0, None),
+    "chunk_size": Interval(int, 1, None),
+    "dropout": Interval(float, 0, 1, closed="left"),
+    "seed": Interval(int, 0, None),
+}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -268,11 +290,10 @@ def _learn(mode, symbols, offsets, counts, n_base, max_merges, min_frequency, to
            progress, chunk_size):
     from . import _kernels as K
 
-    n_base = _check_int("n_base", n_base, 0)
-    max_merges = _check_int("max_merges", max_merges, 0)
-    min_frequency = _check_int("min_frequency", min_frequency, 0)
-    max_token_length = _check_int("max_token_length", max_token_length, 0)
-    chunk_size = _check_int("chunk_size", chunk_size, 1)
+    raise_parameter_errors("", _ARGUMENTS, {"n_base": n_base, "max_merges": max_merges, "min_frequency": min_frequency,
+                                            "max_token_length": max_token_length, "chunk_size": chunk_size})
+    n_base, max_merges, min_frequency = int(n_base), int(max_merges), int(min_frequency)
+    max_token_length, chunk_size = int(max_token_length), int(chunk_size)
     symbols, offsets = _check_csr(symbols, offsets)
     counts = np.ascontiguousarray(counts)
     if counts.shape != (offsets.size - 1,) or (counts.size and not np.issubdtype(counts.dtype, np.integer)):
@@ -395,10 +416,8 @@ def apply_merges(symbols, offsets, table: MergeTable, *, dropout=0.0, seed=0) ->
     from ._kernels_encode import encode_words
 
     symbols, offsets = _check_csr(symbols, offsets)
-    dropout = float(dropout)
-    if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-    seed = _check_int("seed", seed, 0) & (2**64 - 1)
+    raise_parameter_errors("", _ARGUMENTS, {"dropout": dropout, "seed": seed})  # a ParameterError is a ValueError
+    dropout, seed = float(dropout), int(seed) & (2**64 - 1)
     n = symbols.size
     ids = np.empty(n, np.int32)
     first = np.empty(n, np.int64)

@@ -9,10 +9,12 @@ from typing import Any, ClassVar, Iterable, Sequence
 import numpy as np
 
 from tokembed.components import Tokenizer, join_packed, map_text_chunks
-from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
+from tokembed.postprocess import EncodeOptions, POST_PROCESSOR_SPEC, check_batch_inputs, resolve_workers
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
-from tokembed.text import build_normalizer, build_pre_tokenizer
+from tokembed.params import Boolean, Interval, ListOf, Options, Text
+from tokembed.plugins._subword import SUBWORD_PARAM_CONSTRAINTS
+from tokembed.text import NORMALIZER_SPEC, PRE_TOKENIZER_SPEC, build_normalizer, build_pre_tokenizer
 from tokembed.text.pre_tokenizers import GPT2_PATTERN
 
 from . import files
@@ -22,10 +24,6 @@ from .training import VocabularySizeWarning, learn_bpe, word_counts
 __all__ = ["BPETokenizer", "VocabularySizeWarning"]
 
 _MASK64 = (1 << 64) - 1
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 class BPETokenizer(Tokenizer):
@@ -107,6 +105,18 @@ class BPETokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "bpe"
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **SUBWORD_PARAM_CONSTRAINTS,  # vocab_size, min_frequency, special_tokens, limit_alphabet, the tokens, seed
+        "initial_alphabet": [Text(nonempty=False), ListOf(Text(max_length=1))],  # a str: its characters
+        "max_token_length": [Interval(int, 1, None), None],
+        "end_of_word_suffix": [Text(), None],
+        "continuing_subword_prefix": [Text(), None],
+        "byte_level": Boolean(),
+        "normalizer": [NORMALIZER_SPEC, None],
+        "pre_tokenizer": [Options("auto"), PRE_TOKENIZER_SPEC, None],  # None: the whole text is one word
+        "dropout": [Interval(float, 0, 1, closed="left"), None],
+        "post_processor": POST_PROCESSOR_SPEC,
+    }
 
     def __init__(
         self,
@@ -165,43 +175,11 @@ class BPETokenizer(Tokenizer):
         return self.pre_tokenizer
 
     def _stages(self):
-        """The normalizer and pre-tokenizer; a bad spec raises TokembedError naming the parameter."""
-        stages = []
-        for name, build, spec in (("normalizer", build_normalizer, self.normalizer),
-                                  ("pre_tokenizer", build_pre_tokenizer, self._pre_tokenizer_spec())):
-            try:
-                stages.append(build(spec))
-            except TokembedError as exc:
-                raise ParameterError("bpe", name, f": {exc}") from None
-        return tuple(stages)
+        """The normalizer and pre-tokenizer (their specs are checked by ``param_constraints``)."""
+        return build_normalizer(self.normalizer), build_pre_tokenizer(self._pre_tokenizer_spec())
 
     def _validate(self) -> None:
-        def bad(name: str, expected: str) -> ParameterError:
-            return ParameterError("bpe", name, f"must be {expected}, got {getattr(self, name)!r}")
-
-        if not _is_int(self.vocab_size) or self.vocab_size < 1:
-            raise bad("vocab_size", "an int >= 1")
-        if not _is_int(self.min_frequency) or self.min_frequency < 0:
-            raise bad("min_frequency", "an int >= 0")
-        for name in ("limit_alphabet", "max_token_length"):
-            value = getattr(self, name)
-            if value is not None and (not _is_int(value) or value < (0 if name == "limit_alphabet" else 1)):
-                raise bad(name, "None or an int >= " + ("0" if name == "limit_alphabet" else "1"))
-        for name in ("end_of_word_suffix", "continuing_subword_prefix", "unk_token", "pad_token"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise bad(name, "None or a non-empty str")
-        if not isinstance(self.byte_level, bool):
-            raise bad("byte_level", "True or False")
-        if isinstance(self.special_tokens, str) or not all(isinstance(t, str) and t for t in self.special_tokens):
-            raise bad("special_tokens", "a list of non-empty strings")
-        if not all(isinstance(c, str) and len(c) == 1 for c in self.initial_alphabet):
-            raise bad("initial_alphabet", "a list of single characters (or a str)")
-        if self.dropout is not None and (isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float))
-                                         or not 0.0 <= self.dropout < 1.0):
-            raise bad("dropout", "None or a float in [0, 1)")
-        if not _is_int(self.seed):
-            raise bad("seed", "an int")
+        """The rule between parameters: at byte level, the 256 bytes are the alphabet, with no suffix or prefix."""
         if self.byte_level:
             for name in ("end_of_word_suffix", "continuing_subword_prefix", "limit_alphabet"):
                 if getattr(self, name) is not None:
@@ -209,7 +187,6 @@ class BPETokenizer(Tokenizer):
             if len(self.initial_alphabet):
                 raise ParameterError("bpe", "initial_alphabet", "is not available at byte level: the 256 bytes "
                                      "are the alphabet")
-        self._stages()
 
     # -- training -------------------------------------------------------------------------------------------------
     @classmethod
@@ -252,7 +229,7 @@ class BPETokenizer(Tokenizer):
         VocabularySizeWarning
             When the vocabulary obtained is not ``vocab_size`` entries (the message gives the real size and why).
         """
-        self._validate()
+        self._validate_params()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
@@ -272,7 +249,7 @@ class BPETokenizer(Tokenizer):
         """
         from tokembed.text.fast import WordCounts
 
-        self._validate()
+        self._validate_params()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
@@ -280,7 +257,7 @@ class BPETokenizer(Tokenizer):
 
     def fit_counts(self, counts: Any) -> "BPETokenizer":
         """Learn merges from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
-        self._validate()
+        self._validate_params()
         return self._learn(counts.codepoints.astype(np.int64), counts.offsets, counts.counts)
 
     def _learn(self, cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray) -> "BPETokenizer":
@@ -442,7 +419,7 @@ class BPETokenizer(Tokenizer):
         params.setdefault("unk_token", None)
         tok = cls(**params)
         try:
-            tok._validate()
+            tok._validate_params()
             tok._set_model(vocab, merges, specials, None)
         except ValueError as exc:
             if isinstance(exc, TokembedError):

@@ -9,7 +9,7 @@ import numpy as np
 
 from tokembed.encoding import Encoding
 from tokembed.errors import CorpusError, TokembedError
-from tokembed.vocab import VocabTokenizer
+from tokembed.vocab import VOCAB_PARAM_CONSTRAINTS, VocabTokenizer
 
 __all__ = ["CharTokenizer"]
 
@@ -55,6 +55,7 @@ class CharTokenizer(VocabTokenizer):
     name: ClassVar[str] = "char"
     decode_joiner: ClassVar[str] = ""
     _entry_name: ClassVar[str] = "character"
+    param_constraints: ClassVar[dict[str, Any]] = {**VOCAB_PARAM_CONSTRAINTS}
 
     def __init__(
         self,
@@ -102,7 +103,7 @@ class CharTokenizer(VocabTokenizer):
         """
         from tokembed.text.fast import WordCounts
 
-        self._validate()
+        self._validate_params()
         if isinstance(corpus, str):
             corpus = [corpus]
         counts: Counter[str] = Counter()
@@ -114,7 +115,7 @@ class CharTokenizer(VocabTokenizer):
 
     def fit_counts(self, counts: Any) -> "CharTokenizer":
         """Build the vocabulary from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
-        self._validate()
+        self._validate_params()
         counts = counts.to_dict()
         if not counts:
             raise CorpusError("char: the corpus is empty (no character to learn a vocabulary from)")

@@ -15,7 +15,7 @@ import numpy as np
 
 from tokembed.components import Embedder
 from tokembed.errors import ParameterError, TokembedError
-from tokembed.params import Boolean, Interval, Options, parameter_errors
+from tokembed.params import Boolean, Interval, Options, raise_parameter_errors
 
 __all__ = ["SinusoidalEmbedder", "sinusoidal_table"]
 
@@ -67,9 +67,7 @@ def sinusoidal_table(max_len: int, d_model: int, layout: str = "interleaved") ->
     ----------
     Vaswani et al., "Attention is all you need", NeurIPS 2017, section 3.5.
     """
-    errors = parameter_errors("sinusoidal", _TABLE_PARAMS, {"max_len": max_len, "d_model": d_model, "layout": layout})
-    if errors:
-        raise ParameterError.of_all(errors)
+    raise_parameter_errors("sinusoidal", _TABLE_PARAMS, {"max_len": max_len, "d_model": d_model, "layout": layout})
     max_len, d_model = int(max_len), int(d_model)
     n_sin, n_cos = (d_model + 1) // 2, d_model // 2
     # 2i for i = 0 .. n_sin - 1, i.e. the even column indices of the interleaved layout

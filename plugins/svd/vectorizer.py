@@ -9,7 +9,7 @@ import numpy as np
 
 from tokembed.components import Vectorizer
 from tokembed.errors import ParameterError, TokembedError
-from tokembed.params import Interval, Options, parameter_errors
+from tokembed.params import Interval, Options, raise_parameter_errors
 
 from ._linalg import Operator, dense_svd, flip_signs, randomized_svd
 
@@ -285,9 +285,7 @@ class TruncatedSVD(Vectorizer):
             If ``keys`` does not hold one distinct str per row.
         """
         self._check_is_fitted()
-        errors = parameter_errors(self.name, _WORD_VECTORS_OPTIONS, {"weight": weight})
-        if errors:
-            raise ParameterError.of_all(errors)
+        raise_parameter_errors(self.name, _WORD_VECTORS_OPTIONS, {"weight": weight})
         vectors = (self.left_singular_vectors_.astype(np.float64) * self.singular_values_ ** float(weight))
         vectors = vectors.astype(np.float32)
         keys = self.row_keys_ if keys is None else list(keys)

@@ -10,40 +10,13 @@ from tokembed.components import Vectorizer
 from tokembed.errors import CorpusError, EmptyVocabularyError, ParameterError, TokembedError
 from tokembed.params import Boolean, Constraint, Interval, ListOf, MappingOf, Options, PathLike, Text
 from tokembed.sequences import TokenSequences
+from tokembed.text import PRE_TOKENIZER_SPEC
 
 from . import _analysis, _stats
 
 #: ``dtype`` of ``tfidf`` (its values are floats), and of ``bow`` and ``onehot`` (counts: any float or integer dtype)
 FLOAT_DTYPE = Options("float64", "float32")
 ANY_DTYPE = Options(*FLOAT_DTYPE.values, "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
-
-
-class PreTokenizerSpec(Constraint):
-    """A pre-tokenizer spec that :func:`tokembed.text.build_pre_tokenizer` builds: the names and the rules of a spec
-    live there, and its refusal (an unknown name with the nearest one, a regex that does not compile) is the advice
-    of the message."""
-
-    hint = Any
-
-    def accepts(self, value: Any) -> bool:
-        return value is not None and self._refusal(value) is None
-
-    def describe(self) -> str:
-        return "a pre-tokenizer spec"
-
-    def advice(self, value: Any) -> str:
-        refusal = self._refusal(value)
-        return f" ({refusal})" if refusal else ""
-
-    @staticmethod
-    def _refusal(value: Any) -> str | None:
-        from tokembed.text import build_pre_tokenizer
-
-        try:
-            build_pre_tokenizer(value)
-        except TokembedError as exc:
-            return str(exc)
-        return None
 
 
 class Words(Constraint):
@@ -80,7 +53,7 @@ _DOCUMENT_FREQUENCY = [DocumentFrequency(float, 0, 1, "a share of the documents"
 #: The parameters every term vectorizer has, declared once; a subclass adds its own (``binary``, ``dtype``, ...).
 SHARED_CONSTRAINTS: dict[str, Any] = {
     "lowercase": Boolean(),
-    "pre_tokenizer": [PreTokenizerSpec(), None],  # None: each document is one token
+    "pre_tokenizer": [PRE_TOKENIZER_SPEC, None],  # None: each document is one token
     "stop_words": [Words(sets=True), PathLike(), None],  # a file is read by _validate
     "ngram_range": ListOf(Interval(int, 1, None), length=2),  # and min_n <= max_n (_validate)
     "min_df": _DOCUMENT_FREQUENCY,

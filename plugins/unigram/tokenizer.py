@@ -13,7 +13,8 @@ import numpy as np
 from tokembed.components import Tokenizer, join_packed, map_text_chunks
 from tokembed.encoding import Encoding
 from tokembed.errors import ArtifactError, ParameterError, TokembedError
-from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
+from tokembed.postprocess import EncodeOptions, POST_PROCESSOR_SPEC, check_batch_inputs, resolve_workers
+from tokembed.params import Boolean, Interval, ListOf, Satisfies, Text, raise_parameter_errors
 
 from . import _proto as P
 from . import files
@@ -23,14 +24,6 @@ from .model import NormalizerSettings, SentencePieceModel, byte_piece
 __all__ = ["UnigramTokenizer"]
 
 _MASK64 = (1 << 64) - 1
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def _is_num(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
 class UnigramTokenizer(Tokenizer):
@@ -112,6 +105,37 @@ class UnigramTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "unigram"
+    param_constraints: ClassVar[dict[str, Any]] = {
+        "vocab_size": Interval(int, 1, None),
+        "character_coverage": Interval(float, 0.98, 1),  # SentencePiece's range
+        "seed_size": Interval(int, 1, None),
+        "max_piece_length": Interval(int, 1, None),
+        "shrinking_factor": Interval(float, 0, 1, closed="neither"),
+        "n_sub_iterations": Interval(int, 1, None),
+        "unk_token": Text(),  # required: SentencePiece needs an unknown piece
+        "bos_token": [Text(), None],
+        "eos_token": [Text(), None],
+        "pad_token": [Text(), None],
+        "special_tokens": ListOf(Text()),
+        "user_defined_symbols": ListOf(Text()),
+        "byte_fallback": Boolean(),
+        "split_digits": Boolean(),
+        "split_by_unicode_script": Boolean(),
+        "split_by_number": Boolean(),
+        # SentencePiece's other rules are read from .model files (their compiled table) but not built for training
+        "normalization_rule_name": Satisfies(
+            lambda rule: rule in NORMALIZATION_RULES,
+            f"one of {', '.join(map(repr, NORMALIZATION_RULES))} (SentencePiece's {', '.join(map(repr, OTHER_RULES))} "
+            "are read from .model files, not built by tokembed)", hint=str),
+        "add_dummy_prefix": Boolean(),
+        "remove_extra_whitespaces": Boolean(),
+        "enable_sampling": Boolean(),
+        "alpha": Interval(float, 0, None),
+        "nbest_size": Interval(int, -1, None),  # -1 or 0: the whole lattice
+        "post_processor": POST_PROCESSOR_SPEC,
+        "num_threads": Interval(int, 1, None),
+        "seed": Interval(int, None, None),
+    }
 
     def __init__(
         self,
@@ -167,9 +191,6 @@ class UnigramTokenizer(Tokenizer):
         self.num_threads = num_threads
         self.seed = seed
 
-    _param_constraints = {"vocab_size": ">= 1", "max_piece_length": ">= 1", "n_sub_iterations": ">= 1",
-                          "seed_size": ">= 1", "num_threads": ">= 1"}
-
     # -- parameters -----------------------------------------------------------------------------------------------
     @classmethod
     def _planned_meta(cls, params: dict[str, Any]) -> list[tuple[str, int]]:
@@ -202,42 +223,7 @@ class UnigramTokenizer(Tokenizer):
                 if kind in (P.PIECE_UNKNOWN, P.PIECE_CONTROL)}
 
     def _validate(self) -> None:
-        def bad(name: str, expected: str) -> ParameterError:
-            return ParameterError("unigram", name, f"must be {expected}, got {getattr(self, name)!r}")
-
-        for name in ("vocab_size", "seed_size", "max_piece_length", "n_sub_iterations", "num_threads"):
-            if not _is_int(getattr(self, name)) or getattr(self, name) < 1:
-                raise bad(name, "an int >= 1")
-        if not _is_num(self.character_coverage) or not 0.98 <= self.character_coverage <= 1.0:
-            raise bad("character_coverage", "a float in [0.98, 1] (SentencePiece's range)")
-        if not _is_num(self.shrinking_factor) or not 0.0 < self.shrinking_factor < 1.0:
-            raise bad("shrinking_factor", "a float in (0, 1)")
-        if not isinstance(self.unk_token, str) or not self.unk_token:
-            raise bad("unk_token", "a non-empty str (SentencePiece needs an unknown piece)")
-        for name in ("bos_token", "eos_token", "pad_token"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise bad(name, "None or a non-empty str")
-        for name in ("special_tokens", "user_defined_symbols"):
-            value = getattr(self, name)
-            if isinstance(value, str) or not all(isinstance(t, str) and t for t in value):
-                raise bad(name, "a list of non-empty strings")
-        for name in ("byte_fallback", "split_digits", "split_by_unicode_script", "split_by_number",
-                     "add_dummy_prefix", "remove_extra_whitespaces", "enable_sampling"):
-            if not isinstance(getattr(self, name), bool):
-                raise bad(name, "True or False")
-        rule = self.normalization_rule_name
-        if rule not in NORMALIZATION_RULES:
-            known = (f"SentencePiece's rule {rule!r} is read from .model files but not built by tokembed; "
-                     if rule in OTHER_RULES else "")
-            raise ParameterError("unigram", "normalization_rule_name",
-                                 f"{known}must be one of {', '.join(map(repr, NORMALIZATION_RULES))}, got {rule!r}")
-        if not _is_num(self.alpha) or self.alpha < 0:
-            raise bad("alpha", "a float >= 0")
-        if not _is_int(self.nbest_size) or self.nbest_size < -1:
-            raise bad("nbest_size", "-1, 0 or a positive int")
-        if not _is_int(self.seed):
-            raise bad("seed", "an int")
+        """The rule between parameters: ``vocab_size`` leaves room for a learned piece after the meta pieces."""
         metas = [t for t, _ in self._planned_meta(self.get_params())]
         if self.vocab_size <= len(metas):
             raise ParameterError("unigram", "vocab_size", f"must exceed the {len(metas)} special, user-defined and "
@@ -294,7 +280,7 @@ class UnigramTokenizer(Tokenizer):
         """
         from .training import corpus_words, train_unigram
 
-        self._validate()
+        self._validate_params()
         if isinstance(corpus, str):
             corpus = [corpus]
         meta = self._meta_pieces()
@@ -457,8 +443,7 @@ class UnigramTokenizer(Tokenizer):
         from ._kernels_segment import nbest
 
         self._check_is_fitted()
-        if not _is_int(nbest_size) or nbest_size < 1:
-            raise TokembedError(f"unigram: nbest_size must be a positive int, got {nbest_size!r}")
+        raise_parameter_errors(self.name, {"nbest_size": Interval(int, 1, None)}, {"nbest_size": nbest_size})
         nt, norm, norm_map, cpos, starts, ends, ids, scores = self._lattice(text)
         size = norm.shape[0]
         if size == 0:
@@ -485,16 +470,17 @@ class UnigramTokenizer(Tokenizer):
 
         Raises
         ------
-        TokembedError
-            If ``alpha`` < 0 or ``nbest_size`` < -1.
+        ParameterError
+            (a ``TokembedError``) If ``alpha`` or ``nbest_size`` breaks the parameter's declaration (a number >= 0;
+            an int >= -1), naming each.
         """
         from ._kernels_segment import sample_path
 
         self._check_is_fitted()
-        alpha = float(self.alpha if alpha is None else alpha)
-        nbest_size = int(self.nbest_size if nbest_size is None else nbest_size)
-        if alpha < 0 or nbest_size < -1:
-            raise TokembedError(f"unigram: sampling needs alpha >= 0 and nbest_size >= -1, got {alpha}, {nbest_size}")
+        alpha = self.alpha if alpha is None else alpha
+        nbest_size = self.nbest_size if nbest_size is None else nbest_size
+        raise_parameter_errors(self.name, self.param_constraints, {"alpha": alpha, "nbest_size": nbest_size})
+        alpha, nbest_size = float(alpha), int(nbest_size)
         seed = self._call_seed() if seed is None else int(seed) & _MASK64
         if self._model.model_type == "bpe":
             ids, offsets = self._model.encode_many([text], dropout=min(alpha, 1.0), seed=seed)[0]

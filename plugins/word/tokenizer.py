@@ -9,10 +9,10 @@ import numpy as np
 
 from tokembed.components import join_packed, map_text_chunks
 from tokembed.encoding import Encoding
-from tokembed.errors import CorpusError, ParameterError, TokembedError
+from tokembed.errors import CorpusError, TokembedError
 from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
-from tokembed.text import build_normalizer, build_pre_tokenizer, split_text
-from tokembed.vocab import VocabTokenizer
+from tokembed.text import NORMALIZER_SPEC, PRE_TOKENIZER_SPEC, build_normalizer, build_pre_tokenizer, split_text
+from tokembed.vocab import VOCAB_PARAM_CONSTRAINTS, VocabTokenizer
 
 __all__ = ["WordTokenizer", "count_words"]
 
@@ -73,6 +73,11 @@ class WordTokenizer(VocabTokenizer):
     whole_words: ClassVar[bool] = True
     decode_joiner: ClassVar[str] = " "
     _entry_name: ClassVar[str] = "word"
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **VOCAB_PARAM_CONSTRAINTS,
+        "normalizer": [NORMALIZER_SPEC, None],
+        "pre_tokenizer": [PRE_TOKENIZER_SPEC, None],  # None: the whole text is one word
+    }
 
     def __init__(
         self,
@@ -95,19 +100,8 @@ class WordTokenizer(VocabTokenizer):
         self.seed = seed
 
     def _stages(self):
-        """The normalizer and pre-tokenizer; a bad spec raises TokembedError naming the parameter."""
-        stages = []
-        for name, build, spec in (("normalizer", build_normalizer, self.normalizer),
-                                  ("pre_tokenizer", build_pre_tokenizer, self.pre_tokenizer)):
-            try:
-                stages.append(build(spec))
-            except TokembedError as exc:
-                raise ParameterError("word", name, f": {exc}") from None
-        return tuple(stages)
-
-    def _validate(self) -> None:
-        self._validate_vocab_params()
-        self._stages()
+        """The normalizer and pre-tokenizer (their specs are checked by ``param_constraints``)."""
+        return build_normalizer(self.normalizer), build_pre_tokenizer(self.pre_tokenizer)
 
     def fit(self, corpus: Iterable[str], y: Any = None) -> "WordTokenizer":
         """Count words over ``corpus`` (an iterable of str, streamed once) and build the vocabulary:
@@ -141,7 +135,7 @@ class WordTokenizer(VocabTokenizer):
         """
         from tokembed.text.fast import count_words as fast_count_words
 
-        self._validate()
+        self._validate_params()
         normalizer, pre_tokenizer = self._stages()
         if isinstance(corpus, str):
             corpus = [corpus]
@@ -149,7 +143,7 @@ class WordTokenizer(VocabTokenizer):
 
     def fit_counts(self, counts: Any) -> "WordTokenizer":
         """Build the vocabulary from the merged :meth:`partial_counts` of the corpus (see :meth:`fit`)."""
-        self._validate()
+        self._validate_params()
         counts = counts.to_dict()
         if not counts:
             raise CorpusError("word: the corpus holds no word (empty, or only whitespace)")

@@ -12,9 +12,11 @@ import numpy as np
 
 from tokembed.components import Tokenizer, check_token_ids
 from tokembed.encoding import Encoding
-from tokembed.errors import (ArtifactError, CorpusError, DataError, ParameterError, TokembedError,
+from tokembed.errors import (ArtifactError, CorpusError, DataError, TokembedError,
                              VocabularySizeWarning)
-from tokembed.postprocess import EncodeOptions, check_batch_inputs, resolve_workers
+from tokembed.postprocess import EncodeOptions, POST_PROCESSOR_SPEC, check_batch_inputs, resolve_workers
+from tokembed.params import Boolean, Interval, Options, PathLike, Satisfies, Text, raise_parameter_errors
+from tokembed.plugins._subword import SUBWORD_PARAM_CONSTRAINTS
 
 from . import files
 from ._charmap import char_map
@@ -35,8 +37,9 @@ _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), ("
 _BERT_NO_CJK = r"[!-/:-@\[-`{-~\p{P}]|[^\s!-/:-@\[-`{-~\p{P}]+"
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+#: ``vocab={"dataset": NAME}``: a vocabulary fetched by ``tokembed data`` (which dataset is :meth:`_validate`'s check).
+_DATASET_REF = Satisfies(lambda v: isinstance(v, dict) and set(v) == {"dataset"} and isinstance(v["dataset"], str),
+                         "{dataset: NAME}", hint=dict)
 
 
 def _about_vocab(cls: type[TokembedError], message: str) -> TokembedError:
@@ -131,6 +134,19 @@ class WordPieceTokenizer(Tokenizer):
 
     name: ClassVar[str] = "wordpiece"
     path_params: ClassVar[tuple[str, ...]] = ("vocab",)
+    param_constraints: ClassVar[dict[str, Any]] = {
+        **SUBWORD_PARAM_CONSTRAINTS,  # vocab_size, min_frequency, special_tokens, limit_alphabet, the tokens, seed
+        "continuing_subword_prefix": Text(nonempty=False),
+        "scoring": Options(*SCORINGS),
+        "vocab": [PathLike(), _DATASET_REF, None],
+        "lowercase": Boolean(),
+        "strip_accents": [Boolean(), None],  # None: as lowercase
+        "clean_text": Boolean(),
+        "handle_chinese_chars": Boolean(),
+        "max_input_chars_per_word": Interval(int, 1, None),
+        "post_processor": POST_PROCESSOR_SPEC,
+        "show_progress": Boolean(),
+    }
 
     def __init__(
         self,
@@ -187,6 +203,8 @@ class WordPieceTokenizer(Tokenizer):
         specials = cls._planned_specials(params)
         if params.get("vocab") is None:
             return {tok: i for i, tok in enumerate(specials)}
+        if cls.parameter_errors({"vocab": params["vocab"]}):
+            return {}
         try:
             tokens = cls._read_vocab(params["vocab"])
         except TokembedError:
@@ -203,46 +221,12 @@ class WordPieceTokenizer(Tokenizer):
     def _resolved_strip(self) -> bool:
         return bool(self.lowercase) if self.strip_accents is None else bool(self.strip_accents)
 
-    def _validate_params(self) -> None:
-        """Check every parameter without touching a file; raises :class:`TokembedError` naming the parameter."""
-        def bad(name: str, expected: str) -> ParameterError:
-            return ParameterError("wordpiece", name, f"must be {expected}, got {getattr(self, name)!r}")
-
-        if not _is_int(self.vocab_size) or self.vocab_size < 1:
-            raise bad("vocab_size", "an int >= 1")
-        if not _is_int(self.min_frequency) or self.min_frequency < 0:
-            raise bad("min_frequency", "an int >= 0")
-        if self.limit_alphabet is not None and (not _is_int(self.limit_alphabet) or self.limit_alphabet < 0):
-            raise bad("limit_alphabet", "None or an int >= 0")
-        if not isinstance(self.continuing_subword_prefix, str):
-            raise bad("continuing_subword_prefix", "a str")
-        if self.scoring not in SCORINGS:
-            raise bad("scoring", f"one of {', '.join(map(repr, SCORINGS))}")
-        for name in ("lowercase", "clean_text", "handle_chinese_chars", "show_progress"):
-            if not isinstance(getattr(self, name), bool):
-                raise bad(name, "True or False")
-        if self.strip_accents is not None and not isinstance(self.strip_accents, bool):
-            raise bad("strip_accents", "None, True or False")
-        for name in ("unk_token", "pad_token"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise bad(name, "None or a non-empty str")
-        if isinstance(self.special_tokens, str) or not all(isinstance(t, str) and t for t in self.special_tokens):
-            raise bad("special_tokens", "a list of non-empty strings")
-        if not _is_int(self.max_input_chars_per_word) or self.max_input_chars_per_word < 1:
-            raise bad("max_input_chars_per_word", "an int >= 1")
-        if self.vocab is not None and not isinstance(self.vocab, (str, os.PathLike, dict)):
-            raise bad("vocab", "None, a path or {dataset: NAME}")
+    def _validate(self) -> None:
+        """The checks that read something: a ``{dataset: NAME}`` is a WordPiece vocabulary of the dataset registry,
+        a path is a file (read by :meth:`check_params` and by ``fit``)."""
         if isinstance(self.vocab, dict):
             self._vocab_dataset(self.vocab)
-        if not _is_int(self.seed):
-            raise bad("seed", "an int")
-
-    def _validate(self) -> None:
-        """The checks ``fit`` starts with: every parameter, and that a ``vocab`` file exists (it is read by
-        :meth:`check_params` and by ``fit``)."""
-        self._validate_params()
-        if isinstance(self.vocab, (str, os.PathLike)):
+        elif self.vocab is not None:
             self._vocab_path(self.vocab)
 
     @classmethod
@@ -272,10 +256,8 @@ class WordPieceTokenizer(Tokenizer):
 
     @classmethod
     def _vocab_dataset(cls, vocab: dict) -> str:
-        """The dataset name of ``vocab={"dataset": NAME}``, checked to be a WordPiece vocabulary (not fetched
-        yet is left to :meth:`_vocab_path`)."""
-        if set(vocab) != {"dataset"} or not isinstance(vocab["dataset"], str):
-            raise ParameterError("wordpiece", "vocab", f"given as a mapping must be {{dataset: NAME}}, got {vocab!r}")
+        """The dataset name of ``vocab={"dataset": NAME}`` (a valid declaration), checked to be a WordPiece
+        vocabulary (not fetched yet is left to :meth:`_vocab_path`)."""
         name = vocab["dataset"]
         from tokembed.datasets import DATASETS
 
@@ -338,7 +320,7 @@ class WordPieceTokenizer(Tokenizer):
         TokembedError
             If a parameter is invalid.
         """
-        self._validate()
+        self._validate_params()
         specials = self._specials()
         if self.vocab is not None:
             tokens = self._read_vocab(self.vocab)
@@ -372,7 +354,7 @@ class WordPieceTokenizer(Tokenizer):
 
         from ._train import count_words
 
-        self._validate()
+        self._validate_params()
         if self.vocab is not None:
             return WordCounts(np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int64))
         if isinstance(corpus, str):
@@ -385,7 +367,7 @@ class WordPieceTokenizer(Tokenizer):
         ``vocab`` set, read that vocabulary instead."""
         if self.vocab is not None:
             return self.fit(())
-        self._validate()
+        self._validate_params()
         return self._learn(counts.codepoints.astype(np.int64), counts.offsets, counts.counts)
 
     def _learn(self, cps: np.ndarray, offsets: np.ndarray, counts: np.ndarray) -> "WordPieceTokenizer":
@@ -537,7 +519,8 @@ class WordPieceTokenizer(Tokenizer):
         return {"special_tokens": list(self.special_tokens_), "vocab": self._itos.tolist()}
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        self._validate_params()  # the artifact holds the vocabulary: the vocab file need not exist any more
+        # the declarations only: the artifact holds the vocabulary, so the vocab file need not exist any more
+        raise_parameter_errors(self.name, self.param_constraints, self.get_params(deep=False))
         self._set_vocab([str(t) for t in state["vocab"]], [str(t) for t in state["special_tokens"]])
 
     # -- files ----------------------------------------------------------------------------------------------------

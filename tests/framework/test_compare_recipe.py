@@ -302,7 +302,7 @@ def test_set_overrides_reach_the_compare_section(project, reg):
     with pytest.raises(RecipeError) as info:
         load_recipe(project, registry=reg, overrides=["compare.tokenizers.char.vocab_size=lots"])
     assert [str(p) for p in info.value.problems] == ["--set compare.tokenizers.char.vocab_size=lots: compare.tokenizers.char.vocab_size: "
-                                   "expected int or null, got 'lots'"]
+                                   "expected int >= 1 or null, got 'lots'"]
 
 
 # -- the parallel set ------------------------------------------------------------------------------------------------
@@ -453,7 +453,8 @@ def test_load_problems(files, fake_reg):
         "r.yaml:4:31: compare.tokenizers.a.preset: not used with load: (the file holds the model); give type: to "
         "choose the plugin that reads it, and the reader's parameters"]
     assert check("a: {load: ranks.tiktoken, vocab_size: big}") == [
-        "r.yaml:4:43: compare.tokenizers.a.vocab_size: expected int or null, got 'big'"]  # via **params: __init__'s
+        # via **params: __init__'s
+        "r.yaml:4:43: compare.tokenizers.a.vocab_size: expected int >= 1 or null, got 'big'"]
     assert check("a: {load: .}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: .: is a folder; load: names one tokenizer file (a saved tokenizer "
         "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a SentencePiece model "

@@ -13,6 +13,7 @@ from tokembed import Vectorizer
 from tokembed.errors import ParameterError
 from tokembed.params import (
     Boolean,
+    Builds,
     InstanceOf,
     Interval,
     ListOf,
@@ -26,6 +27,7 @@ from tokembed.params import (
     hint_of,
     normalize,
     parameter_errors,
+    raise_parameter_errors,
 )
 
 
@@ -91,6 +93,32 @@ def test_every_problem_is_reported_not_only_the_first_and_messages_say_what_to_w
     combined = ParameterError.of_all(errors)
     assert combined.param == "vector_size" and combined.errors == tuple(errors)
     assert str(combined).startswith("glove: 4 invalid parameters: vector_size must be an int >= 1, got 2.0")
+
+
+def test_builds_accepts_what_its_builder_builds_and_quotes_the_builders_message():
+    from tokembed.text import build_normalizer
+
+    spec = Builds(build_normalizer, "a normalizer spec")
+    assert [spec.accepts(v) for v in ("nfc", ["nfd", "lowercase"], "nfcc", 3, None)] == \
+        [True, True, False, False, False]  # None only where listed, though build_normalizer(None) builds
+    (error,) = parameter_errors("word", {"normalizer": [spec, None]}, {"normalizer": "nfcc"})
+    assert str(error) == ("word: normalizer must be a normalizer spec or null, got 'nfcc': unknown normalizer 'nfcc'. "
+                          "Did you mean 'nfc'? Available: bert_clean, identity, lowercase, nfc, nfd, nfkc, nfkd, "
+                          "sequence, strip_accents")
+
+    def refuses(value: Any) -> None:  # an error that is not a TokembedError: refused, with no message to quote
+        raise TypeError("not this")
+
+    assert parameter_errors("x", {"p": Builds(refuses, "a thing")}, {"p": 1})[0].problem == "must be a thing, got 1"
+
+
+def test_raise_parameter_errors_raises_every_problem_at_once_or_nothing():
+    table = {"n": Interval(int, 1, None), "flag": Boolean()}
+    assert raise_parameter_errors("f", table, {"n": 1, "flag": True}) is None
+    with pytest.raises(ParameterError) as info:
+        raise_parameter_errors("f", table, {"n": 0, "flag": 1})
+    assert [e.param for e in info.value.errors] == ["n", "flag"]
+    assert str(info.value).startswith("f: 2 invalid parameters: n must be an int >= 1, got 0; flag must be")
 
 
 class _Declared(Vectorizer):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tokembed.components import Tokenizer
 from tokembed.encoding import BatchEncoding, Encoding
-from tokembed.errors import NotFittedError, TokembedError
+from tokembed.errors import NotFittedError, ParameterError, TokembedError
 from tokembed.plugins.char.tokenizer import CharTokenizer
 from tokembed.postprocess import TemplateProcessing, truncate
 
@@ -409,6 +409,18 @@ def test_option_errors(kwargs, match):
         tok.encode("a b c", **kwargs)
     with pytest.raises(TokembedError, match=match):
         tok.encode_batch(["a b c"], **kwargs)
+
+
+def test_every_bad_numeric_option_is_named_at_once_as_a_parameter_would_be():
+    # the options are declared with tokembed.params, so one call names all the bad ones, each with its rule
+    tok = word_tok(post_processor=BERT)
+    with pytest.raises(ParameterError) as info:
+        tok.encode("a b c", truncation=True, max_length=2.0, stride=-1)
+    assert [e.param for e in info.value.errors] == ["max_length", "stride"]
+    assert str(info.value) == ("2 invalid parameters: max_length must be an int >= 1 or null, got 2.0 (write it "
+                               "without a decimal point); stride must be an int >= 0, got -1")
+    with pytest.raises(ParameterError, match="^num_workers must be -1 or an int >= 1 or null, got 0$"):
+        tok.encode_batch(["a"], num_workers=0)
 
 
 def test_max_length_alone_is_ignored_as_in_transformers():

@@ -221,7 +221,7 @@ def test_good_recipe_on_the_command_line(reg, at_root, monkeypatch, capsys):
     assert cli.main(["validate", rel, "--set", "tokenizers.char.vocab_size=lots"]) == 2
     assert capsys.readouterr().err == (
         "tokembed: error: --set tokenizers.char.vocab_size=lots: tokenizers.char.vocab_size: "
-        "expected int or null, got 'lots'\n")
+        "expected int >= 1 or null, got 'lots'\n")
 
 
 def test_missing_unreadable_and_empty_files(reg, tmp_path, monkeypatch):
@@ -673,8 +673,8 @@ def test_set_needs_path_equals_value(reg, at_root, arg):
 def test_file_problems_come_before_override_problems(reg):
     text = "corpus: {builtin: moby-dick}\ntokenizers:\n  c: {type: char, vocab_size: x}\n"
     assert problems(text, reg, overrides=["tokenizers.c.min_frequency=0.5", "tokenizers.c.seed=s"]) == [
-        "r.yaml:3:31: tokenizers.c.vocab_size: expected int or null, got 'x'",
-        "--set tokenizers.c.min_frequency=0.5: tokenizers.c.min_frequency: expected int, got '0.5'",
+        "r.yaml:3:31: tokenizers.c.vocab_size: expected int >= 1 or null, got 'x'",
+        "--set tokenizers.c.min_frequency=0.5: tokenizers.c.min_frequency: expected int >= 1, got '0.5'",
         "--set tokenizers.c.seed=s: tokenizers.c.seed: expected int, got 's'",
     ]
 

@@ -101,7 +101,7 @@ def test_validate_reports_component_parameter_problems_before_any_work(workdir, 
     assert main(["validate", "bad.yaml"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[1:] == [
-        "bad.yaml:4:38: tokenizers.words.min_frequency: word: min_frequency must be an int >= 1, got 0",
+        "bad.yaml:4:38: tokenizers.words.min_frequency: expected int >= 1, got 0",
         "bad.yaml:11:14: embedders.position.dropout: expected float in [0, 1), got 1.5",
     ]
     assert main(["run", "bad.yaml", "--out", "never"]) == 2
@@ -120,7 +120,8 @@ def test_validate_reports_every_parameter_problem_of_a_stage(workdir, capsys):
     assert [line.split(": ")[0] + ": " + line.split(": ")[1] for line in err[1:]] == [
         "multi.yaml:3:33: tokenizers.b.pre_tokenizer", "multi.yaml:3:53: tokenizers.b.normalizer",
         "multi.yaml:4:50: tokenizers.w.max_input_chars_per_word", "multi.yaml:4:65: tokenizers.w.vocab_size"]
-    assert "unknown normalizer 'bogus'" in err[2] and "vocab_size must be an int >= 1, got 0" in err[4]
+    assert "unknown normalizer 'bogus'" in err[2]
+    assert err[4].endswith("tokenizers.w.vocab_size: expected int >= 1, got 0")  # the recipe reads it with its bounds
 
 
 def test_file_parameters_are_relative_to_the_recipe_folder(workdir, capsys):

@@ -267,3 +267,10 @@ def test_bad_arguments_raise(kw, match):
     with pytest.raises(ValueError, match=match):
         sw.learn_bpe_merges(np.asarray(args["symbols"]), np.asarray(args["offsets"]), np.asarray(args["counts"]),
                             args["n_base"], args["max_merges"], token_len=token_len, min_frequency=min_frequency)
+
+
+def test_every_bad_scalar_argument_is_named_at_once():
+    # the scalar arguments are declared with tokembed.params: one call names each bad one with its rule
+    with pytest.raises(ValueError, match=r"^2 invalid parameters: n_base must be an int >= 0, got -1; max_merges must "
+                                         r"be an int >= 0, got 1\.5$"):
+        sw.learn_bpe_merges(np.array([0, 1]), np.array([0, 1, 2]), np.array([1, 1]), -1, 1.5)

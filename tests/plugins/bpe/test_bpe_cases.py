@@ -276,16 +276,51 @@ def test_limit_alphabet_zero_leaves_only_specials():
 
 
 # -- validation -------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("params", [
-    {"vocab_size": 0}, {"vocab_size": "8k"}, {"min_frequency": -1}, {"dropout": 1.0}, {"dropout": True},
-    {"special_tokens": "<s>"}, {"initial_alphabet": ["ab"]}, {"byte_level": True, "end_of_word_suffix": "</w>"},
-    {"byte_level": True, "limit_alphabet": 10}, {"byte_level": 1}, {"end_of_word_suffix": ""},
-    {"max_token_length": 0}, {"pre_tokenizer": "no-such-stage"},
+@pytest.mark.parametrize("params, message", [
+    ({"vocab_size": 0}, "vocab_size must be an int >= 1, got 0"),
+    ({"vocab_size": "8k"}, "vocab_size must be an int >= 1, got '8k'"),
+    ({"min_frequency": -1}, "min_frequency must be an int >= 0, got -1"),
+    ({"dropout": 1.0}, "dropout must be a number in [0, 1) or null, got 1.0"),
+    ({"dropout": True}, "dropout must be a number in [0, 1) or null, got True"),
+    ({"special_tokens": "<s>"}, "special_tokens must be a list, each a non-empty str, got '<s>'"),
+    ({"initial_alphabet": ["ab"]}, "initial_alphabet must be a str or a list, each a single character, got ['ab']"),
+    ({"byte_level": True, "end_of_word_suffix": "</w>"},
+     "end_of_word_suffix is not available at byte level (byte_level=True)"),
+    ({"byte_level": True, "limit_alphabet": 10}, "limit_alphabet is not available at byte level (byte_level=True)"),
+    ({"byte_level": 1}, "byte_level must be true or false, got 1 (use true/false: true where gensim takes 1)"),
+    ({"end_of_word_suffix": ""}, "end_of_word_suffix must be a non-empty str or null, got ''"),
+    ({"max_token_length": 0}, "max_token_length must be an int >= 1 or null, got 0"),
+    ({"seed": 1.0}, "seed must be an int, got 1.0 (write it without a decimal point)"),
+    ({"pre_tokenizer": "no-such-stage"}, "pre_tokenizer must be 'auto' or a pre-tokenizer spec or null, got "
+     "'no-such-stage': unknown pre-tokenizer 'no-such-stage'. Available: bert, gpt2, identity, none, regex, sklearn, "
+     "whitespace_split, word_punct"),
+    # a template is checked before the first encode
+    ({"post_processor": {"single": "[CLS]"}}, "post_processor must be a post-processor template or null, got "
+     "{'single': '[CLS]'}: post_processor single template '[CLS]': a single template must hold $A exactly once and "
+     "no $B"),
 ])
-def test_invalid_parameters_raise_in_fit(params):
+def test_invalid_parameters_raise_in_fit(params, message):
     tok = BPETokenizer(**params)  # __init__ stores, fit validates
-    with pytest.raises(TokembedError):
+    with pytest.raises(TokembedError) as info:
         tok.fit(["some text"])
+    assert str(info.value) == f"bpe: {message}"
+
+
+def test_validate_reports_every_bad_parameter_not_only_the_first():
+    # as `tokembed validate` calls it: each declaration, then the byte-level rule on the values that are valid
+    assert BPETokenizer.check_params({"vocab_size": 0, "byte_level": True, "min_frequency": -1,
+                                      "end_of_word_suffix": "</w>", "limit_alphabet": 5}) == [
+        ("vocab_size", "bpe: vocab_size must be an int >= 1, got 0"),
+        ("min_frequency", "bpe: min_frequency must be an int >= 0, got -1"),
+        ("end_of_word_suffix", "bpe: end_of_word_suffix is not available at byte level (byte_level=True)"),
+        ("limit_alphabet", "bpe: limit_alphabet is not available at byte level (byte_level=True)"),
+    ]
+
+
+def test_a_str_initial_alphabet_is_its_characters():
+    tok = BPETokenizer(initial_alphabet="zq", vocab_size=30, min_frequency=1, unk_token=None)
+    fit_quiet(tok, ["ab"])
+    assert {"z", "q", "a", "b"} <= set(tok.get_vocab())
 
 
 def test_unfitted_use_raises():

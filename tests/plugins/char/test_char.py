@@ -182,21 +182,38 @@ def test_non_str_document_is_a_corpus_error():
 
 
 @pytest.mark.parametrize(("params", "message"), [
-    ({"vocab_size": 0}, "vocab_size must be an int >= 1 or None, got 0"),
-    ({"vocab_size": "10"}, "vocab_size must be an int >= 1 or None, got '10'"),
-    ({"vocab_size": 1.5}, "vocab_size must be an int"),
-    ({"vocab_size": 1}, "vocab_size=1 is smaller than the 2 special tokens"),
-    ({"min_frequency": 0}, "min_frequency must be an int >= 1, got 0"),
-    ({"min_frequency": 2.0}, "min_frequency must be an int >= 1"),
-    ({"special_tokens": "<s>"}, "special_tokens must be a list of strings, not one string"),
-    ({"special_tokens": ["<s>", ""]}, "special tokens must be non-empty strings, got ''"),
-    ({"unk_token": 5}, "special tokens must be non-empty strings, got 5"),
+    ({"vocab_size": 0}, "char: vocab_size must be an int >= 1 or null, got 0"),
+    ({"vocab_size": "10"}, "char: vocab_size must be an int >= 1 or null, got '10'"),
+    ({"vocab_size": 2.0}, "char: vocab_size must be an int >= 1 or null, got 2.0 (write it without a decimal point)"),
+    ({"vocab_size": True}, "char: vocab_size must be an int >= 1 or null, got True"),
+    ({"vocab_size": 1}, "char: vocab_size=1 is smaller than the 2 special tokens ('<pad>' (pad_token), '<unk>' "
+                        "(unk_token)); raise vocab_size, or set unused ones to null"),
+    ({"min_frequency": 0}, "char: min_frequency must be an int >= 1, got 0"),
+    ({"special_tokens": "<s>"}, "char: special_tokens must be a list, each a non-empty str, got '<s>'"),
+    ({"special_tokens": ["<s>", ""]}, "char: special_tokens must be a list, each a non-empty str, got ['<s>', '']"),
+    ({"unk_token": 5}, "char: unk_token must be a non-empty str or null, got 5"),
+    ({"pad_token": ""}, "char: pad_token must be a non-empty str or null, got ''"),
+    ({"seed": "0"}, "char: seed must be an int, got '0'"),
 ])
 def test_bad_params_are_tokembed_errors_raised_by_fit_not_init(params, message):
     tok = CharTokenizer(**params)  # __init__ only stores
-    with pytest.raises(TokembedError, match=message):
+    with pytest.raises(TokembedError) as info:
         tok.fit(["abc"])
+    assert str(info.value) == message
     assert not tok.is_fitted()
+
+
+def test_validate_reports_every_bad_parameter_not_only_the_first():
+    # as `tokembed validate` calls it: one problem per bad parameter, each placed at its parameter
+    assert CharTokenizer.check_params({"vocab_size": 0, "min_frequency": 2, "unk_token": "", "seed": 1.5}) == [
+        ("vocab_size", "char: vocab_size must be an int >= 1 or null, got 0"),
+        ("unk_token", "char: unk_token must be a non-empty str or null, got ''"),
+        ("seed", "char: seed must be an int, got 1.5"),
+    ]
+    # and fit raises them together
+    with pytest.raises(TokembedError, match="^char: 2 invalid parameters: vocab_size must be an int >= 1 or null, "
+                                            "got 0; min_frequency must be an int >= 1, got 0$"):
+        CharTokenizer(vocab_size=0, min_frequency=0).fit(["abc"])
 
 
 def test_decode_rejects_ids_outside_the_vocabulary():

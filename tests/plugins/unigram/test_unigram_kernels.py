@@ -131,9 +131,32 @@ def test_unknown_characters_merge_into_one_unk_without_byte_fallback():
 
 
 def test_rule_names():
-    with pytest.raises(ParameterError, match="'nfkc' is read from .model files but not built by tokembed"):
-        UnigramTokenizer(normalization_rule_name="nfkc").fit(["a b"])
-    with pytest.raises(ParameterError, match="must be one of 'nmt_nfkc', 'identity'"):
-        UnigramTokenizer(normalization_rule_name="nfc").fit(["a b"])
-    with pytest.raises(TokembedError, match="positive int"):
+    rules = ("unigram: normalization_rule_name must be one of 'nmt_nfkc', 'identity' (SentencePiece's 'nfkc', "
+             "'nmt_nfkc_cf', 'nfkc_cf' are read from .model files, not built by tokembed), got ")
+    for rule in ("nfkc", "nfc"):
+        with pytest.raises(ParameterError) as info:
+            UnigramTokenizer(normalization_rule_name=rule).fit(["a b"])
+        assert str(info.value) == f"{rules}{rule!r}"
+    with pytest.raises(TokembedError, match=r"^unigram: nbest_size must be an int >= 1, got 0$"):
         toy({"a": -1.0}).encode_nbest("a", 0)
+
+
+def test_validate_reports_every_bad_parameter_not_only_the_first():
+    # as `tokembed validate` calls it: every declaration, then the rule between parameters on the valid values (3
+    # meta pieces: the default <unk>, <s>, </s>, so vocab_size=3 leaves no room for a learned piece)
+    assert UnigramTokenizer.check_params({"character_coverage": 0.9, "shrinking_factor": 1, "unk_token": None,
+                                          "split_digits": 1, "vocab_size": 3}) == [
+        ("character_coverage", "unigram: character_coverage must be a number in [0.98, 1], got 0.9"),
+        ("shrinking_factor", "unigram: shrinking_factor must be a number in (0, 1), got 1"),
+        ("unk_token", "unigram: unk_token must be a non-empty str, got None"),
+        ("split_digits", "unigram: split_digits must be true or false, got 1 (use true/false: true where gensim "
+                         "takes 1)"),
+        ("vocab_size", "unigram: vocab_size must exceed the 3 special, user-defined and byte pieces, got 3"),
+    ]
+
+
+def test_sampling_arguments_follow_the_parameters_rules():
+    tok = toy({"a": -1.0})
+    with pytest.raises(ParameterError, match=r"^unigram: 2 invalid parameters: alpha must be a number >= 0, got -0\.5; "
+                                             r"nbest_size must be an int >= -1, got -2$"):
+        tok.sample_encode("a", alpha=-0.5, nbest_size=-2)

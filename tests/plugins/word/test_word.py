@@ -140,6 +140,19 @@ def test_vocab_size_below_the_special_tokens_names_them():
         "'<s>' (special_tokens)); raise vocab_size, or set unused ones to null")]
 
 
+def test_validate_reports_every_bad_parameter_not_only_the_first():
+    # as `tokembed validate` calls it: the shared vocabulary parameters and the text stages, each at its parameter;
+    # a stage's own message follows the rule
+    assert WordTokenizer.check_params({"min_frequency": 0, "normalizer": "nfcc", "pre_tokenizer": 3}) == [
+        ("min_frequency", "word: min_frequency must be an int >= 1, got 0"),
+        ("normalizer", "word: normalizer must be a normalizer spec or null, got 'nfcc': unknown normalizer 'nfcc'. "
+                       "Did you mean 'nfc'? Available: bert_clean, identity, lowercase, nfc, nfd, nfkc, nfkd, "
+                       "sequence, strip_accents"),
+        ("pre_tokenizer", "word: pre_tokenizer must be a pre-tokenizer spec or null, got 3: a pre-tokenizer spec must "
+                          "be a name or a mapping with 'type', got 3"),
+    ]
+
+
 def test_no_word_reaching_min_frequency_is_a_warning():
     from tokembed.errors import VocabularySizeWarning
 

@@ -312,15 +312,35 @@ def test_cased_roundtrip_of_the_training_words(docs, size):
 
 
 # -- parameters -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("params, match", [
-    ({"vocab_size": 0}, "vocab_size"), ({"scoring": "count"}, "scoring"), ({"min_frequency": -1}, "min_frequency"),
-    ({"lowercase": "yes"}, "lowercase"), ({"strip_accents": 1}, "strip_accents"),
-    ({"max_input_chars_per_word": 0}, "max_input_chars_per_word"), ({"special_tokens": "[CLS]"}, "special_tokens"),
-    ({"vocab": {"path": "x"}}, "dataset"), ({"unk_token": ""}, "unk_token"),
+@pytest.mark.parametrize("params, message", [
+    ({"vocab_size": 0}, "vocab_size must be an int >= 1, got 0"),
+    ({"scoring": "count"}, "scoring must be one of 'likelihood', 'frequency', got 'count'"),
+    ({"min_frequency": -1}, "min_frequency must be an int >= 0, got -1"),
+    ({"lowercase": "yes"}, "lowercase must be true or false, got 'yes'"),
+    ({"strip_accents": 1}, "strip_accents must be true or false or null, got 1 (use true/false: true where gensim "
+                           "takes 1)"),
+    ({"max_input_chars_per_word": 0}, "max_input_chars_per_word must be an int >= 1, got 0"),
+    ({"special_tokens": "[CLS]"}, "special_tokens must be a list, each a non-empty str, got '[CLS]'"),
+    ({"vocab": {"path": "x"}}, "vocab must be a path or {dataset: NAME} or null, got {'path': 'x'}"),
+    ({"unk_token": ""}, "unk_token must be a non-empty str or null, got ''"),
+    ({"continuing_subword_prefix": None}, "continuing_subword_prefix must be a str, got None"),
+    ({"show_progress": None}, "show_progress must be true or false, got None"),
 ])
-def test_invalid_parameters(params, match):
-    with pytest.raises(TokembedError, match=match):
-        WordPieceTokenizer(show_progress=False, **params).fit(["a b"])
+def test_invalid_parameters(params, message):
+    with pytest.raises(TokembedError) as info:
+        WordPieceTokenizer(**{"show_progress": False, **params}).fit(["a b"])
+    assert str(info.value) == f"wordpiece: {message}"
+
+
+def test_validate_reports_every_bad_parameter_not_only_the_first(tmp_path):
+    # as `tokembed validate` calls it: every declaration, then the vocab file of the valid values (read at validate)
+    missing = str(tmp_path / "missing.txt")
+    assert WordPieceTokenizer.check_params({"vocab_size": 2.5, "clean_text": 0, "vocab": missing}) == [
+        ("vocab_size", "wordpiece: vocab_size must be an int >= 1, got 2.5"),
+        ("clean_text", "wordpiece: clean_text must be true or false, got 0 (use true/false: false where gensim "
+                       "takes 0)"),
+        ("vocab", f"wordpiece: vocab: {missing}: cannot read: no such file"),
+    ]
 
 
 def test_expected_special_ids():

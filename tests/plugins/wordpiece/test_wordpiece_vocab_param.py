@@ -109,7 +109,7 @@ def test_the_wordpiece_vocabulary_dataset_is_read_at_validate_time(monkeypatch, 
     monkeypatch.setattr(tokembed.datasets, "dataset_path", lambda name: VOCAB)
     assert WordPieceTokenizer.check_params({"vocab": {"dataset": "bert_uncased_vocab"}}) == []
     assert WordPieceTokenizer.check_params({"vocab": {"dataset": "bert_uncased_vocab", "path": "x"}}) == [(
-        "vocab", "wordpiece: vocab given as a mapping must be {dataset: NAME}, got {'dataset': 'bert_uncased_vocab', "
+        "vocab", "wordpiece: vocab must be a path or {dataset: NAME} or null, got {'dataset': 'bert_uncased_vocab', "
         "'path': 'x'}")]
 
 
@@ -138,6 +138,18 @@ def test_a_saved_tokenizer_loads_without_its_vocab_file(tmp_path):
     assert loaded.encode("unable").tokens == ["un", "##able"]
     with pytest.raises(ArtifactError, match="cannot read: no such file"):
         WordPieceTokenizer(vocab=path).fit([])  # fitting again needs it
+
+
+def test_a_saved_tokenizer_with_a_bad_parameter_is_refused_at_load(tmp_path):
+    path = write(tmp_path / "vocab.txt", b"[PAD]\n[UNK]\nun\n##able\n")
+    WordPieceTokenizer.from_vocab_file(path, special_tokens=[]).save(tmp_path / "t.tokembed.json")
+    data = json.loads((tmp_path / "t.tokembed.json").read_text(encoding="utf-8"))
+    data["params"].update(lowercase="yes", max_input_chars_per_word=0)  # an artifact edited by hand
+    (tmp_path / "t.tokembed.json").write_text(json.dumps(data), encoding="utf-8")
+    Path(path).unlink()  # still not needed: only the declarations are checked at load
+    with pytest.raises(TokembedError, match="^wordpiece: 2 invalid parameters: lowercase must be true or false, got "
+                                            "'yes'; max_input_chars_per_word must be an int >= 1, got 0$"):
+        WordPieceTokenizer.load(tmp_path / "t.tokembed.json")
 
 
 # -- training-size warnings and the warm-up ----------------------------------------------------------------------------
