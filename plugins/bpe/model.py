@@ -2,7 +2,7 @@
 
 Encoding one text (all steps vectorized; no Python loop runs per piece):
 
-1. surrogates repaired (:func:`~tokembed.plugins.bpe.bytelevel.repair_surrogates`), then the normalizer; both keep
+1. surrogates repaired (:func:`~tokembed.text.repair_surrogates`), then the normalizer; both keep
    an alignment to the original text;
 2. the pre-tokenizer cuts the normalized text into pieces;
 3. each piece becomes base symbols: its UTF-8 bytes (byte level) or its characters, decorated with the
@@ -26,9 +26,10 @@ import numpy as np
 from tokembed.components import check_token_ids
 from tokembed.errors import TokembedError
 from tokembed.text.normalizers import Identity, Normalizer
+from tokembed.text import repair_surrogates
 from tokembed.text.pre_tokenizers import PreTokenizer
 
-from .bytelevel import BYTE_CHARS, CHAR_BYTES, repair_surrogates
+from .bytelevel import BYTE_CHARS, CHAR_BYTES
 
 __all__ = ["BPEModel"]
 

@@ -210,7 +210,7 @@ class SentencePieceModel:
     def _encode_packed(self, texts: Sequence[str], dropout: float, seed: int):
         """One kernel call over ``texts``: ids, spans and per-text token offsets (CSR), and per text the surrogate
         repair applied (None when the text was valid UTF-8)."""
-        from tokembed.plugins.bpe.bytelevel import repair_surrogates
+        from tokembed.text import repair_surrogates
 
         from ._kernels_encode import F_DROPOUT, P_SEED, encode_docs
 

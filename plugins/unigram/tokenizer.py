@@ -400,7 +400,7 @@ class UnigramTokenizer(Tokenizer):
         if m.model_type != "unigram":
             raise TokembedError("unigram: n-best and lattice sampling need a unigram model; this one is a "
                                 "SentencePiece BPE model (use seed and BPE-dropout through sample_encode)")
-        from tokembed.plugins.bpe.bytelevel import repair_surrogates
+        from tokembed.text import repair_surrogates
 
         nt = repair_surrogates(text)
         data = nt.normalized.encode("utf-8")
