@@ -106,6 +106,11 @@ class Tokenizer(Component):
     #: output are looked up by word. False (subword and character tokenizers): an evaluation word gets a vector
     #: composed from its pieces (:mod:`tokembed.pieces`).
     whole_words: ClassVar[bool] = False
+    #: The file formats this class reads, each with its classmethod (keys of :data:`tokembed.export.LOAD_FORMATS`:
+    #: ``"tiktoken"`` -> ``from_tiktoken(path, ...)``, ``"hf_json:BPE"`` -> ``from_hf_json(path, ...)`` for a
+    #: Hugging Face ``tokenizer.json`` with a BPE model, ...). A ``{load: FILE}`` stage without ``type:`` is read by
+    #: the one installed tokenizer that lists the file's format (several: the recipe must choose with ``type:``).
+    load_formats: ClassVar[tuple[str, ...]] = ()
 
     # -- to implement -----------------------------------------------------------------------------------------
     def fit(self, corpus: Iterable[str]) -> "Tokenizer":

@@ -107,6 +107,8 @@ class BPETokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "bpe"
+    #: Read by ``{load: FILE}`` (see :data:`tokembed.export.LOAD_FORMATS`).
+    load_formats: ClassVar[tuple[str, ...]] = ("tiktoken", "vocab_merges", "hf_json:BPE")
 
     def __init__(
         self,

@@ -112,6 +112,8 @@ class UnigramTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "unigram"
+    #: Read by ``{load: FILE}`` (see :data:`tokembed.export.LOAD_FORMATS`).
+    load_formats: ClassVar[tuple[str, ...]] = ("sentencepiece", "hf_json:Unigram")
 
     def __init__(
         self,

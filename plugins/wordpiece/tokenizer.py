@@ -130,6 +130,8 @@ class WordPieceTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "wordpiece"
+    #: Read by ``{load: FILE}`` (see :data:`tokembed.export.LOAD_FORMATS`).
+    load_formats: ClassVar[tuple[str, ...]] = ("vocab_txt", "hf_json:WordPiece")
     path_params: ClassVar[tuple[str, ...]] = ("vocab",)
 
     def __init__(
