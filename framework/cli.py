@@ -47,12 +47,10 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"components": rows, "failures": failures}, indent=1))
         return 0
+    from .tables import text_table
+
     headers = ["name", "kind", "distribution", "version", "module"]
-    table = [[str(r[h] if r[h] is not None else "-") for h in headers] for r in rows]
-    widths = [max([len(h)] + [len(row[i]) for row in table]) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
-    for row in table:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    print(text_table(headers, [[str(r[h] if r[h] is not None else "-") for h in headers] for r in rows]))
     for f in reg.failures:
         print(f"warning: {f}", file=sys.stderr)
     return 0

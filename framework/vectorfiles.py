@@ -141,10 +141,19 @@ def _parse_header(line: bytes) -> tuple[int, int] | None:
 
 
 #: The hint of a text file's missing header; a recipe's ``evaluate.vectors`` says it in its own words instead
-#: (:class:`tokembed.recipe.evaluate.VectorsSpec`).
+#: (:class:`tokembed.recipe.evaluate.VectorsSpec`), from the error's ``header`` and ``problem`` attributes.
 NO_HEADER_HINT = " (a file without this line, like GloVe's .txt, reads with no_header=True)"
-#: The hint of a text file read with ``no_header=True`` that has the header line; replaced like NO_HEADER_HINT.
+#: The hint of a text file read with ``no_header=True`` that has the header line; said again like NO_HEADER_HINT.
 HAS_HEADER_HINT = " (line 1 is a word2vec header '<count> <dimensions>': read this file without no_header=True)"
+
+
+def _header_error(problem: str, header: str) -> ArtifactError:
+    """An ``ArtifactError`` about the header line, as data: ``problem`` (the message without the hint) and
+    ``header`` (``"missing"``: read with ``no_header=True``, or ``"present"``: read without), its message
+    ``problem`` plus the hint of :data:`NO_HEADER_HINT` / :data:`HAS_HEADER_HINT`."""
+    err = ArtifactError(problem + (NO_HEADER_HINT if header == "missing" else HAS_HEADER_HINT))
+    err.problem, err.header = problem, header
+    return err
 
 
 def header_then_vector(first: bytes, second: bytes) -> tuple[int, int] | None:
@@ -174,9 +183,8 @@ def _read_header(fh: io.BufferedReader, path: Path, binary: bool) -> tuple[int, 
     found = _parse_header(line)
     if found is None:
         shown = line[:60].decode("utf-8", "replace").rstrip("\n")
-        raise ArtifactError(
-            f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}{'' if binary else NO_HEADER_HINT}"
-        )
+        problem = f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}"
+        raise ArtifactError(problem) if binary else _header_error(problem, "missing")
     return found
 
 
@@ -221,14 +229,12 @@ def _read_text(
         where = f"{path}:{lineno}"
         if not sep or rest.count(b" ") != dim - 1:
             found = len(rest.split()) if sep else 0
-            hint = ""
+            problem = f"{where}: expected the key and {dim} values separated by single spaces, found {found} values"
             if not keys:
-                hint = " (if the file is binary, pass binary=True)"
-            elif count is None and lineno == 2 and header_then_vector(first, line):
-                hint = HAS_HEADER_HINT
-            raise ArtifactError(
-                f"{where}: expected the key and {dim} values separated by single spaces, found {found} values{hint}"
-            )
+                raise ArtifactError(problem + " (if the file is binary, pass binary=True)")
+            if count is None and lineno == 2 and header_then_vector(first, line):
+                raise _header_error(problem, "present")
+            raise ArtifactError(problem)
         keys.append(_decode_key(key, where))
         rests.append(rest)
     if want is not None and len(keys) > want:  # the line read for the dimensions only
