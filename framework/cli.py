@@ -69,8 +69,12 @@ def _engine(args: argparse.Namespace) -> dict[str, str] | None:
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_recipe
 
-    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
-               metrics=not args.no_metrics, engine=_engine(args))
+    result = run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
+                        metrics=not args.no_metrics, engine=_engine(args), quiet=args.quiet)
+    if args.quiet:  # as compare's -q: no progress on standard error, the result still printed
+        from .tables import summary_table
+
+        print(summary_table(result))
     return 0
 
 
@@ -257,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-metrics", action="store_true",
                            help="train and write the components only: skip measuring each tokenizer on the corpus "
                                 "(metrics.json), most of a run's time on a large corpus")
+            p.add_argument("-q", "--quiet", action="store_true", help="no progress bars on standard error")
         p.add_argument("--engine", choices=["local", "dask"],
                        help="where corpus statistics are counted (sets engine.type; dask: a local cluster of 2 "
                             "workers unless --scheduler or engine.address names one; docs/scale.md)")

@@ -390,9 +390,9 @@ def _describe_matrix(Y: Any) -> dict[str, Any]:
 
 
 def _nearest_documents(Y: Any, query: int, docs: _Documents, pipe: Any = None, top: int = 5) -> dict[str, Any]:
-    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity (:func:`tokembed.similarity.nearest_rows`,
-    which warns of all-zero rows by index), with the start of each document (read from the documents already listed,
-    or else by one pass that keeps only those documents)."""
+    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity
+    (:func:`tokembed.similarity.nearest_rows`, which warns of all-zero rows by index), with the start of each
+    document (read from the documents already listed, or else by one pass that keeps only those documents)."""
     from .similarity import nearest_rows
 
     n = Y.shape[0]
