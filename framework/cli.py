@@ -41,7 +41,7 @@ def _registry(args: argparse.Namespace):
 # -- commands ------------------------------------------------------------------------------------------------------
 def cmd_plugins(args: argparse.Namespace) -> int:
     reg = _registry(args)
-    rows = [info.as_dict() for info in reg.all(args.kind)]
+    rows = [info.as_dict() for info in reg.listed(args.kind)]
     failures = [{"plugin": f.plugin.name, "distribution": f.plugin.distribution, "version": f.plugin.version,
                  "target": f.plugin.target, "error": f.error} for f in reg.failures]
     if args.json:
@@ -226,8 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser = add_parser
 
-    p = sub.add_parser("plugins", help="list the registered components and the plugins behind them")
-    p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder"], help="only this kind")
+    p = sub.add_parser("plugins", help="list the registered components and metrics, and the plugins behind them")
+    p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder", "metric"], help="only this kind")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plugins)
 

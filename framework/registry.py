@@ -163,6 +163,14 @@ class Registry:
             out.extend(self.components[k][n] for n in sorted(self.components[k]))
         return out
 
+    def listed(self, kind: str | None = None) -> list[ComponentInfo]:
+        """What ``tokembed plugins`` lists: the components (of ``kind``), sorted by kind then name, then the
+        comparison metrics (kind ``"metric"``), sorted by name; ``kind="metric"`` lists the metrics only."""
+        out = self.all(kind) if kind != "metric" else []
+        if kind in (None, "metric"):
+            out += [self.metrics[n] for n in sorted(self.metrics)]
+        return out
+
     def metric(self, name: str) -> ComponentInfo:
         """The :class:`ComponentInfo` of metric ``name``.
 
