@@ -47,3 +47,32 @@ def test_a_third_party_tokenizer_gets_the_check_and_keeps_its_signature():
     assert Letters().fit(["ab", "c"]).vocab_ == {"a": 0, "b": 1, "c": 2}
     assert list(inspect.signature(Letters.fit).parameters) == ["self", "corpus"]
     assert Letters.fit.__doc__ is None and Letters.fit.__name__ == "fit"
+
+
+def test_the_contract_checks_load_formats_and_the_one_text_refusal():
+    from tokembed.plugins.char.tokenizer import CharTokenizer
+    from tokembed.testing.checks import check_tokenizer_load_formats
+
+    class Lists(CharTokenizer):
+        name: ClassVar[str] = "lists"
+        load_formats: ClassVar[tuple[str, ...]] = ("vocab_txt",)
+
+    with pytest.raises(AssertionError, match=r"load_formats lists 'vocab_txt' but the class has no classmethod "
+                                             r"from_vocab_file\(\)"):
+        check_tokenizer_load_formats(Lists)
+    Lists.load_formats = ("hf_json",)
+    with pytest.raises(AssertionError, match=r"'hf_json', which is not a format: .*hf_json as 'hf_json:<model type>'"):
+        check_tokenizer_load_formats(Lists)
+    Lists.load_formats = ()
+    check_tokenizer_load_formats(Lists)  # nothing listed, one str refused: kept
+
+    class Late(CharTokenizer):
+        name: ClassVar[str] = "late"
+
+    def fit(self, corpus):  # set on the class after it was made: the base class never saw it
+        self.vocab_ = {c: i for i, c in enumerate(sorted(set("".join(corpus))))}
+        return self
+
+    Late.fit = fit
+    with pytest.raises(AssertionError, match=r"fit\('one text'\) learned from each character as a document"):
+        check_tokenizer_load_formats(Late)
