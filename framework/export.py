@@ -186,22 +186,25 @@ def readers_of(classes: dict[str, type], key: str) -> list[str]:
     return [name for name, cls in classes.items() if key in (getattr(cls, "load_formats", ()) or ())]
 
 
-def recognise_tokenizer_file(path: str | os.PathLike) -> tuple[str, str | None]:
+def recognise_tokenizer_file(path: str | os.PathLike, shown: str | None = None) -> tuple[str, str | None]:
     """What the tokenizer file ``path`` is: ``("tokembed", saved type)`` for a saved tokembed tokenizer, else
     ``(key, None)`` with the :data:`LOAD_FORMATS` key a class lists in ``load_formats`` (``"tiktoken"``,
     ``"hf_json:BPE"``, ...). By the name's ending first; a ``.json`` file, or a file whose name says nothing, by its
     content (JSON with ``"format": "tokembed"``, or a Hugging Face ``"model": {"type": ...}``).
+
+    ``shown`` is how the messages name the file (default: ``path``; a recipe gives the path as written).
 
     Raises
     ------
     TokembedError
         Naming what could not be recognised (the name's ending, the content) and the formats that can be read.
     ArtifactError
-        If a ``.json`` file cannot be read as JSON (naming the line).
+        If a ``.json`` file cannot be read as JSON (naming the path and the line).
     """
     from .io import read_json
 
     path = Path(path)
+    shown = str(path) if shown is None else shown
     name = path.name.lower()
     for key, fmt in LOAD_FORMATS.items():
         if key != "hf_json" and name.endswith(fmt.suffixes):
@@ -211,19 +214,19 @@ def recognise_tokenizer_file(path: str | os.PathLike) -> tuple[str, str | None]:
             with open(path, "rb") as fh:
                 head = fh.read(1).lstrip()
         except OSError as exc:
-            raise TokembedError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+            raise TokembedError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
         if head != b"{":
-            raise TokembedError(f"{path}: cannot tell how to read this file: its name ends in none of "
+            raise TokembedError(f"{shown}: cannot tell how to read this file: its name ends in none of "
                                 f"{', '.join(_suffixes())}, and it is not a JSON object; load: reads {FORMS_IN_WORDS}")
     data = read_json(path, what="tokenizer")
     if isinstance(data, dict) and data.get("format") == "tokembed":
         if data.get("kind") != "tokenizer" or not isinstance(data.get("type"), str):
-            raise TokembedError(f"{path}: holds a tokembed {data.get('kind')}, not a tokenizer")
+            raise TokembedError(f"{shown}: holds a tokembed {data.get('kind')}, not a tokenizer")
         return "tokembed", data["type"]
     model = data.get("model") if isinstance(data, dict) else None
     if isinstance(model, dict) and isinstance(model.get("type"), str) and model["type"]:
         return f"hf_json:{model['type']}", None
-    raise TokembedError(f"{path}: neither a saved tokembed tokenizer (\"format\": \"tokembed\") nor a Hugging Face "
+    raise TokembedError(f"{shown}: neither a saved tokembed tokenizer (\"format\": \"tokembed\") nor a Hugging Face "
                         "tokenizer.json (\"model\": {\"type\": ...})")
 
 

@@ -141,9 +141,9 @@ class _LoadChecker:
             source, value, file = located
             merges = None
             try:
-                key, file_type = recognise_tokenizer_file(file)
+                key, file_type = recognise_tokenizer_file(file, value)
             except TokembedError as exc:
-                self.problems.add(lnode, join_path(path, "load"), str(exc).replace(str(file), value, 1))
+                self.problems.add(lnode, join_path(path, "load"), str(exc))
                 return None
             if key == "tokembed":
                 return self.saved(label, node, path, fields, given, type_name, source, value, file, file_type)
