@@ -41,18 +41,16 @@ def _registry(args: argparse.Namespace):
 # -- commands ------------------------------------------------------------------------------------------------------
 def cmd_plugins(args: argparse.Namespace) -> int:
     reg = _registry(args)
-    rows = [info.as_dict() for info in reg.all(args.kind)]
+    rows = [info.as_dict() for info in reg.listed(args.kind)]
     failures = [{"plugin": f.plugin.name, "distribution": f.plugin.distribution, "version": f.plugin.version,
                  "target": f.plugin.target, "error": f.error} for f in reg.failures]
     if args.json:
         print(json.dumps({"components": rows, "failures": failures}, indent=1))
         return 0
+    from .tables import text_table
+
     headers = ["name", "kind", "distribution", "version", "module"]
-    table = [[str(r[h] if r[h] is not None else "-") for h in headers] for r in rows]
-    widths = [max([len(h)] + [len(row[i]) for row in table]) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
-    for row in table:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    print(text_table(headers, [[str(r[h] if r[h] is not None else "-") for h in headers] for r in rows]))
     for f in reg.failures:
         print(f"warning: {f}", file=sys.stderr)
     return 0
@@ -71,8 +69,12 @@ def _engine(args: argparse.Namespace) -> dict[str, str] | None:
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_recipe
 
-    run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
-               metrics=not args.no_metrics, engine=_engine(args))
+    result = run_recipe(args.recipe, overrides=args.set or [], out=args.out, blocked=_blocked(args),
+                        metrics=not args.no_metrics, engine=_engine(args), quiet=args.quiet)
+    if args.quiet:  # as compare's -q: no progress on standard error, the result still printed
+        from .tables import summary_table
+
+        print(summary_table(result))
     return 0
 
 
@@ -251,8 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser = add_parser
 
-    p = sub.add_parser("plugins", help="list the registered components and the plugins behind them")
-    p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder"], help="only this kind")
+    p = sub.add_parser("plugins", help="list the registered components and metrics, and the plugins behind them")
+    p.add_argument("--kind", choices=["tokenizer", "vectorizer", "embedder", "metric"], help="only this kind")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plugins)
 
@@ -310,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-metrics", action="store_true",
                            help="train and write the components only: skip measuring each tokenizer on the corpus "
                                 "(metrics.json), most of a run's time on a large corpus")
+            p.add_argument("-q", "--quiet", action="store_true", help="no progress bars on standard error")
         p.add_argument("--engine", choices=["local", "dask"],
                        help="where corpus statistics are counted (sets engine.type; dask: a local cluster of 2 "
                             "workers unless --scheduler or engine.address names one; docs/scale.md)")

@@ -11,8 +11,11 @@
 
 Files
 -----
-word2vec text and binary files are read and written by :mod:`tokembed.vectorfiles` (the format is described
-there); :meth:`KeyedVectors.save_word2vec_format` and :meth:`KeyedVectors.load_word2vec_format` are its faces here.
+word2vec text and binary files, and tokembed's own ``.npz`` file, are read and written by
+:mod:`tokembed.vectorfiles` (the formats are described there); :meth:`KeyedVectors.save` / :meth:`KeyedVectors.load`
+(every key and value bit for bit, and a subclass's own arrays: FastText's n-gram rows) and
+:meth:`KeyedVectors.save_word2vec_format` / :meth:`KeyedVectors.load_word2vec_format` are their faces here, and
+:func:`load_vectors` reads any of them.
 """
 
 from __future__ import annotations
@@ -29,8 +32,12 @@ from .vectorfiles import (  # noqa: F401 - re-exported: the file functions' hist
     HAS_HEADER_HINT,
     NO_HEADER_HINT,
     header_then_vector,
+    read_vector_npz,
     read_word2vec,
+    saved_class,
+    sniff_vector_file,
     read_word2vec_header,
+    write_keyed_vectors,
     write_word2vec,
 )
 
@@ -511,6 +518,58 @@ class KeyedVectors:
             exclude.append(idx)
         return _unit(self.get_vector(term).astype(np.float64))
 
+    # -- tokembed's own file ---------------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the keys, the vectors and a subclass's own arrays (FastText's n-gram rows) as one ``.npz``,
+        atomically and deterministically (no pickle; the layout is in :mod:`tokembed.vectorfiles`). Every key is
+        kept as it is (spaces, newlines: what word2vec files cannot hold) and every value bit for bit.
+
+        Returns
+        -------
+        Path
+            ``path`` (``.npz`` is not added; ``<name>.vectors.npz`` is the convention).
+        """
+        cls = type(self)
+        return write_keyed_vectors(path, f"{cls.__module__}:{cls.__qualname__}", self.index_to_key, self._vectors,
+                                   self._saved_arrays())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "KeyedVectors":
+        """Read what :meth:`save` wrote, as the class that saved it (a :class:`KeyedVectors` subclass named in the
+        file, imported when it is not ``cls``; FastText's vectors come back with their n-gram rows), or a grid
+        cell's ``grid/<cell>.vectors.npz``.
+
+        Raises
+        ------
+        ArtifactError
+            The file is missing, not an ``.npz`` or an ``.npz`` of something else (the message names the layouts
+            expected), of another format version, broken; or it was saved from a class that cannot be imported
+            or is not a subclass of ``cls``.
+        """
+        p = Path(path)
+        saved = read_vector_npz(p)
+        target: type[KeyedVectors] = cls
+        if saved.class_path is not None and saved.class_path != f"{cls.__module__}:{cls.__qualname__}":
+            target = saved_class(saved.class_path, cls, p)
+        try:
+            kv = target._from_saved(saved.keys, saved.vectors, saved.extra)
+        except TokembedError as exc:
+            raise ArtifactError(f"{p}: {exc}") from None
+        kv.source = str(p)
+        return kv
+
+    def _saved_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays a subclass keeps besides keys and vectors, for :meth:`save` (none here)."""
+        return {}
+
+    @classmethod
+    def _from_saved(cls, keys: list[str], vectors: np.ndarray, extra: dict[str, np.ndarray]) -> "KeyedVectors":
+        """An instance from what :meth:`save` wrote (``extra``: :meth:`_saved_arrays`); raise TokembedError when
+        the arrays do not fit."""
+        if extra:
+            raise TokembedError(f"holds arrays {cls.__qualname__} does not read ({', '.join(sorted(extra))})")
+        return cls.from_arrays(keys, vectors)
+
     # -- word2vec files ---------------------------------------------------------------------------------------
     def save_word2vec_format(self, path: str | os.PathLike, binary: bool = False, write_header: bool = True) -> Path:
         """Write the vectors in word2vec text (default) or binary format, atomically (see the module notes).
@@ -607,18 +666,22 @@ class KeyedVectors:
 def load_vectors(
     source: str | os.PathLike, *, binary: bool | None = None, limit: int | None = None, no_header: bool = False
 ) -> KeyedVectors:
-    """Vectors from a dataset name, a ``vectors.npy`` + ``vocab.txt`` folder, or a word2vec file.
+    """Vectors from any vector source tokembed writes or reads: a dataset name, a ``vectors.npy`` + ``vocab.txt``
+    folder, a file of :meth:`KeyedVectors.save` or a grid cell's ``grid/<cell>.vectors.npz`` (told by content: an
+    ``.npz`` is a zip archive), or a word2vec file.
 
-    A file is read as binary when ``binary`` is True, or when it is None and the file name ends in ``.bin``;
-    otherwise as text. ``no_header=True`` reads a text file without the ``"<count> <dimensions>"`` line (GloVe's
-    own ``.txt`` files).
+    A word2vec file is read as binary when ``binary`` is True, or when it is None and the file name ends in
+    ``.bin``; otherwise as text. ``no_header=True`` reads a text file without the ``"<count> <dimensions>"`` line
+    (GloVe's own ``.txt`` files). ``limit`` keeps the first ``limit`` vectors.
 
     Raises
     ------
     DataError, ArtifactError
-        As :meth:`KeyedVectors.from_dataset` and :meth:`KeyedVectors.load_word2vec_format`.
+        As :meth:`KeyedVectors.from_dataset`, :meth:`KeyedVectors.load` and :meth:`KeyedVectors.load_word2vec_format`.
+        A file that is none of these (a saved tokembed component, another binary file read as text) names the
+        formats expected rather than showing its bytes.
     TokembedError
-        ``no_header`` with a binary file, a dataset or a folder (it applies to word2vec text files only).
+        ``no_header`` with a binary file, a dataset, a folder or an ``.npz``.
     """
     from .datasets import DATASETS
 
@@ -629,7 +692,19 @@ def load_vectors(
         return KeyedVectors.from_dataset(source, limit=limit)  # an unknown dataset name: DataError
     if binary is None:
         binary = p.suffix == ".bin"
+    if sniff_vector_file(p, binary) == "npz":
+        if no_header:
+            raise TokembedError(f"{source}: no_header applies to word2vec text files, not to an .npz")
+        kv = KeyedVectors.load(p)
+        limit = _check_limit(limit)
+        return kv if limit is None or limit >= len(kv) else _first(kv, limit)
     return KeyedVectors.load_word2vec_format(p, binary=binary, limit=limit, no_header=no_header)
+
+
+def _first(kv: KeyedVectors, n: int) -> KeyedVectors:
+    out = KeyedVectors.from_arrays(kv.index_to_key[:n], kv.vectors[:n])
+    out.source = kv.source
+    return out
 
 
 # -- helpers --------------------------------------------------------------------------------------------------------

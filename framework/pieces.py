@@ -38,7 +38,7 @@ from .errors import TokembedError
 from .keyedvectors import KeyedVectors
 
 __all__ = ["ComposedVectors", "compose_word_vectors", "word_pieces", "frequent_words", "with_candidates",
-           "COMPOSE_MODES", "CONTEXT", "POOL_SIZE"]
+           "evaluation_table", "COMPOSE_MODES", "CONTEXT", "POOL_SIZE"]
 
 #: How piece vectors make a word vector.
 COMPOSE_MODES = ("mean", "sum", "fasttext")
@@ -191,3 +191,21 @@ def with_candidates(tokenizer: Any, vectors: KeyedVectors, composed: ComposedVec
         return words, 0
     rows = [table.vectors] + ([words.vectors[[words.key_to_index[w] for w in extra]]] if extra else [])
     return KeyedVectors.from_arrays(keys, np.vstack(rows).astype(np.float32), copy=False), len(table)
+
+
+def evaluation_table(tokenizer: Any, vectors: KeyedVectors, words: Iterable[str], pool: list[str],
+                     compose: Literal["mean", "sum", "fasttext"] = "mean"
+                     ) -> tuple[KeyedVectors, ComposedVectors, int | None]:
+    """What the evaluation scores for vectors of ``tokenizer``'s pieces: ``words`` (the evaluation sets' words)
+    composed from ``vectors`` (:func:`compose_word_vectors`), behind the ``pool`` words composed the same way
+    (:func:`with_candidates`).
+
+    Returns
+    -------
+    (KeyedVectors, ComposedVectors, int or None)
+        The table to score, the composition (its counts: words, covered, single-token share), and the
+        ``restrict_vocab`` that makes analogies search the pool (None when no pool word got a vector).
+    """
+    composed = compose_word_vectors(tokenizer, vectors, words, compose)
+    table, n_pool = with_candidates(tokenizer, vectors, composed, pool, compose)
+    return table, composed, n_pool or None

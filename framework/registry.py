@@ -163,6 +163,14 @@ class Registry:
             out.extend(self.components[k][n] for n in sorted(self.components[k]))
         return out
 
+    def listed(self, kind: str | None = None) -> list[ComponentInfo]:
+        """What ``tokembed plugins`` lists: the components (of ``kind``), sorted by kind then name, then the
+        comparison metrics (kind ``"metric"``), sorted by name; ``kind="metric"`` lists the metrics only."""
+        out = self.all(kind) if kind != "metric" else []
+        if kind in (None, "metric"):
+            out += [self.metrics[n] for n in sorted(self.metrics)]
+        return out
+
     def metric(self, name: str) -> ComponentInfo:
         """The :class:`ComponentInfo` of metric ``name``.
 
@@ -335,22 +343,25 @@ def build_registry(
         warnings.warn(f"-p no:{name}: no installed plugin has that entry-point or distribution name, so nothing "
                       f"was blocked (`tokembed plugins` lists them)", stacklevel=2)
 
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        plugin_key = pm.get_name(exc.plugin) if getattr(exc, "plugin", None) is not None else None
-        who = infos[plugin_key].describe() if plugin_key in infos else "a plugin"
-        bad = re.findall(r"unknown hook '([^']+)'", str(exc))
-        hint = ""
-        if bad:
-            known = [name for name, _ in KINDS.values()] + [METRICS_HOOK]
-            close = difflib.get_close_matches(bad[0], known, n=1, cutoff=0.5)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+    # what pluggy's check_pending() refuses, found as data (hook name, plugin) rather than read from its message
+    unknown: dict[str, list[str]] = {}
+    for hook_name, caller in sorted(vars(pm.hook).items()):
+        if hook_name.startswith("_") or caller.has_spec():
+            continue
+        for impl in caller.get_hookimpls():
+            if not impl.optionalhook:
+                unknown.setdefault(impl.plugin_name, []).append(hook_name)
+    if unknown:
+        plugin_key, bad = next(iter(unknown.items()))
+        who = infos[plugin_key].describe() if plugin_key in infos else f"plugin {plugin_key!r}"
+        known = [name for name, _ in KINDS.values()] + [METRICS_HOOK]
+        close = difflib.get_close_matches(bad[0], known, n=1, cutoff=0.5)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
         raise PluginError(
-            f"{who} implements a hook that does not exist: {', '.join(bad) or exc}.{hint} "
-            f"Hooks: {', '.join([n for n, _ in KINDS.values()] + [METRICS_HOOK])}. "
+            f"{who} implements a hook that does not exist: {', '.join(bad)}.{hint} Hooks: {', '.join(known)}. "
             "Fix the plugin, or block it with -p no:NAME"
-        ) from None
+        )
+    pm.check_pending()  # nothing is left for it to find; kept so that a check pluggy adds later still runs
 
     def collect(hook_name: str, base: type, kind: str, table: dict[str, ComponentInfo]) -> None:
         """Call every implementation of a register hook on its own, so a plugin whose hook raises or returns

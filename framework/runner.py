@@ -26,7 +26,7 @@ from .io import atomic_save_npy, atomic_write_json, atomic_write_text, save_matr
 from .export import export_into_run
 from .runs import RunFolder, Timer, progress, stage, yaml_dump
 
-__all__ = ["run_recipe", "RunResult", "summary_table"]
+__all__ = ["run_recipe", "RunResult"]
 
 
 @dataclass
@@ -102,6 +102,8 @@ def run_recipe(
     result = RunFolder(out_dir).write(lambda folder: _run(recipe, reg, folder, quiet, metrics))
     result.output = out_dir
     if not quiet:
+        from .tables import summary_table
+
         print(summary_table(result))
     return result
 
@@ -388,22 +390,18 @@ def _describe_matrix(Y: Any) -> dict[str, Any]:
 
 
 def _nearest_documents(Y: Any, query: int, docs: _Documents, pipe: Any = None, top: int = 5) -> dict[str, Any]:
-    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity, with the start of each document
-    (read from the documents already listed, or else by one pass that keeps only those documents)."""
-    import numpy as np
+    """The ``top`` rows nearest to row ``query`` of ``Y`` by cosine similarity
+    (:func:`tokembed.similarity.nearest_rows`, which warns of all-zero rows by index), with the start of each
+    document (read from the documents already listed, or else by one pass that keeps only those documents)."""
+    from .similarity import nearest_rows
 
     n = Y.shape[0]
     if query >= n:
         where = f"{pipe.nearest_location or pipe.location}: " if pipe is not None else ""
         raise TokembedError(f"{where}vectorizers.nearest: {query} is not a document of the corpus (the output has "
                             f"{n:,}, numbered 0 to {n - 1:,})")
-    rows = Y.toarray() if hasattr(Y, "toarray") and Y.shape[1] * n <= 50_000_000 else Y
-    dense = np.asarray(rows.todense() if hasattr(rows, "todense") else rows, dtype=np.float64)
-    norms = np.linalg.norm(dense, axis=1)
-    norms[norms == 0] = 1.0
-    sims = (dense @ dense[query]) / (norms * norms[query])
-    order = [int(i) for i in np.argsort(-sims, kind="stable") if i != query][:top]
-    wanted = {query, *order}
+    nearest = nearest_rows(Y, query, top)
+    wanted = {query, *(i for i, _ in nearest)}
     if docs.listed is not None:
         texts = {i: docs.listed[i] for i in wanted if i < len(docs.listed)}
     else:
@@ -419,7 +417,7 @@ def _nearest_documents(Y: Any, query: int, docs: _Documents, pipe: Any = None, t
         return text[:70] + ("..." if len(text) > 70 else "")
 
     return {"document": query, "text": head(query),
-            "nearest": [{"document": i, "cosine": round(float(sims[i]), 4), "text": head(i)} for i in order]}
+            "nearest": [{"document": i, "cosine": round(cos, 4), "text": head(i)} for i, cos in nearest]}
 
 
 def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences, out_dir: Path, timer: Timer,
@@ -508,16 +506,15 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
             composed = None
             if tok is not None:
                 # vectors of a subword tokenizer's pieces: each evaluation word gets the mean of its pieces'
-                # vectors (tokembed.pieces), and analogies search those words
+                # vectors, and analogies search the corpus's frequent words composed the same way
                 from .evaluation import evaluation_words
-                from .pieces import compose_word_vectors, frequent_words, with_candidates
+                from .pieces import evaluation_table, frequent_words
 
                 if pool is None:
                     pool = frequent_words(docs.listed if docs is not None and docs.listed is not None else
                                           (docs.corpus or []) if docs is not None else [])
-                composed = compose_word_vectors(tok, vectors, evaluation_words(spec.sets))
-                vectors, n_pool = with_candidates(tok, vectors, composed, pool)
-                options["restrict_vocab"] = n_pool or None
+                vectors, composed, options["restrict_vocab"] = evaluation_table(
+                    tok, vectors, evaluation_words(spec.sets), pool)
             try:
                 results[label] = evaluate_vectors(vectors, list(spec.sets), **options)
                 if composed is not None:
@@ -545,68 +542,3 @@ def _nearest_words(emb: Any, words: Sequence[str], top: int = 5) -> dict[str, An
         except KeyError:
             out[word] = None
     return out
-
-
-def summary_table(result: RunResult) -> str:
-    """The summary printed at the end of a run: one row per tokenizer, then the embedded batches."""
-    headers = ["tokenizer", "type", "vocab", "tokens", "chars/token", "fertility", "unk rate", "round trip", "eval MB/s"]
-    rows = []
-    for label, m in result.metrics.items():
-        tok = result.tokenizers[label]
-        speed = result.timings.get(f"evaluate tokenizer {label}", {}).get("MB_per_s")
-
-        def f(x, fmt):
-            return "n/a" if x is None else format(x, fmt)
-
-        rows.append([label, tok.name, f"{m['vocab_size']:,}", f"{m['tokens']:,}", f(m["chars_per_token"], ".3f"),
-                     f(m["fertility"], ".3f"), f(m["unk_rate"], ".2%"), f(m["round_trip"], ".1%"),
-                     f(speed, ".2f")])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths)))] \
-        if rows else []
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    measuring = sum(t["seconds"] for step, t in result.timings.items() if step.startswith("evaluate tokenizer "))
-    timed = sum(t["seconds"] for t in result.timings.values())
-    if measuring > timed / 2:  # the timed steps run one after the other: their sum is the run's working time
-        lines.append(f"metrics took {measuring:.1f} s of the run's {timed:.1f} s; tokembed run --no-metrics skips "
-                     "them (the tokenizers are still trained and saved)")
-    for label, tok in result.tokenizers.items():
-        if label not in result.metrics:  # --no-metrics
-            seconds = result.timings.get(f"fit tokenizer {label}", {}).get("seconds")
-            lines.append(f"tokenizer {label} ({tok.name}): {tok.get_vocab_size():,} entries, trained in "
-                         f"{seconds or 0:.2f} s (not measured: --no-metrics)")
-    for label, m in result.matrices.items():
-        seconds = result.timings.get(f"fit vectorizer {label}", {}).get("seconds")
-        kind = f"sparse, {m['nnz']:,} non-zeros" if m["sparse"] else "dense"
-        took = f" in {seconds:.2f} s" if seconds is not None else ""
-        lines.append(f"vectorizer {label}: {' x '.join(f'{n:,}' for n in m['shape'])} {m['dtype']} ({kind}){took}")
-    near = result.neighbours.get("vectorizers")
-    if near:
-        lines.append(f"documents nearest to document {near['document']} ({near['text']!r}):")
-        lines.extend(f"  {n['cosine']:.3f}  #{n['document']}: {n['text']}" for n in near["nearest"])
-    for label, arrays in result.arrays.items():
-        ids, vec = arrays["input_ids"], arrays["embeddings"]
-        lines.append(f"embedder {label}: batch {tuple(ids.shape)} ids -> embeddings {tuple(vec.shape)} {vec.dtype}")
-    for label, emb in result.embedders.items():
-        wv = getattr(emb, "wv_", None)
-        if wv is not None:
-            seconds = result.timings.get(f"fit embedder {label}", {}).get("seconds")
-            took = f" in {seconds:.1f} s" if seconds is not None else ""
-            lines.append(f"embedder {label}: {len(wv):,} vectors of {wv.vector_size} dimensions{took}")
-        for word, found in (result.neighbours.get(label) or {}).items():
-            shown = "no vector" if found is None else ", ".join(f"{k} {s:.2f}" for k, s in found)
-            lines.append(f"  {word}: {shown}")
-    if result.evaluation:
-        from .evaluation import format_evaluation
-
-        for label, scores in result.evaluation.items():
-            composed = scores.get("composed")
-            note = ""
-            if composed is not None:
-                tok = result.tokenizers[result.embedder_inputs[label]]
-                note = f" (words composed from {tok.name} pieces: {composed['single_token_share']:.1%} are one token)"
-            shown = {k: v for k, v in scores.items() if k != "composed"}
-            lines.append(f"evaluation of {label}{note}:\n{format_evaluation(shown)}")
-    lines.append(f"run folder: {result.output}")
-    return "\n".join(lines)

@@ -2,7 +2,8 @@
 
 :class:`TokenSequences` is the fast path between the stages of a recipe: the tokenizer's ids, never strings, in
 two flat arrays (``ids`` and ``offsets``, as a CSR matrix's ``indices`` and ``indptr``), with the vocabulary that
-names the ids. Kernels take the two arrays directly (``symbols int32, offsets int64``: DESIGN.md, section 5).
+names the ids. Kernels take the two arrays directly (``symbols int32, offsets int64``: docs/architecture.md,
+"Kernels").
 
 >>> seqs = TokenSequences.from_tokens([["a", "b", "a"], ["c"]])
 >>> seqs.ids.tolist(), seqs.offsets.tolist(), seqs.vocab

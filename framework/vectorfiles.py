@@ -1,4 +1,4 @@
-"""word2vec text and binary files: reading and writing vectors by key.
+"""Vector files: word2vec text and binary files, and tokembed's own ``.npz`` file of :class:`KeyedVectors`.
 
 The word2vec formats of Mikolov et al.'s ``word2vec.c`` (also written and read by gensim and fastText):
 
@@ -11,6 +11,15 @@ The word2vec formats of Mikolov et al.'s ``word2vec.c`` (also written and read b
 
 Keys are UTF-8 in both formats. Keys must be non-empty and contain no whitespace (a space or newline would
 split the record); saving such a key raises :class:`~tokembed.errors.TokembedError`.
+
+tokembed's own file (:func:`write_keyed_vectors`, ``KeyedVectors.save``) keeps every key as it is (spaces,
+newlines, lone surrogates) and every value bit for bit: one deterministic ``.npz`` (no pickle) holding ``format``
+(``"tokembed-keyedvectors"``), ``format_version`` (1), ``class`` (``"module:QualName"`` of the class saved),
+``key_bytes`` (uint8: the keys' UTF-8, surrogates passed through, one after the other), ``key_offsets`` (int64, n + 1:
+key ``i`` is ``key_bytes[key_offsets[i]:key_offsets[i + 1]]``), ``vectors`` (float32 (n, d)), and one
+``extra_<name>`` array per array a subclass keeps besides (FastText's n-gram rows). A grid cell's
+``<tokenizer>.<embedder>.vectors.npz`` (``keys``: str (n,), ``vectors``: float32 (n, d)) is read too
+(:func:`read_vector_npz`).
 """
 
 from __future__ import annotations
@@ -19,15 +28,16 @@ import io
 import mmap
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
 from .errors import ArtifactError, TokembedError
-from .io import atomic_path
+from .io import atomic_path, atomic_save_npz, read_npz
 
 __all__ = ["write_word2vec", "read_word2vec", "read_word2vec_header", "header_then_vector", "NO_HEADER_HINT",
-           "HAS_HEADER_HINT"]
+           "HAS_HEADER_HINT", "KV_FORMAT", "write_keyed_vectors", "read_vector_npz", "SavedVectors", "saved_class",
+           "sniff_vector_file", "VECTOR_SOURCES"]
 
 _LE_F32 = np.dtype("<f4")
 
@@ -141,10 +151,19 @@ def _parse_header(line: bytes) -> tuple[int, int] | None:
 
 
 #: The hint of a text file's missing header; a recipe's ``evaluate.vectors`` says it in its own words instead
-#: (:class:`tokembed.recipe.evaluate.VectorsSpec`).
+#: (:class:`tokembed.recipe.evaluate.VectorsSpec`), from the error's ``header`` and ``problem`` attributes.
 NO_HEADER_HINT = " (a file without this line, like GloVe's .txt, reads with no_header=True)"
-#: The hint of a text file read with ``no_header=True`` that has the header line; replaced like NO_HEADER_HINT.
+#: The hint of a text file read with ``no_header=True`` that has the header line; said again like NO_HEADER_HINT.
 HAS_HEADER_HINT = " (line 1 is a word2vec header '<count> <dimensions>': read this file without no_header=True)"
+
+
+def _header_error(problem: str, header: str) -> ArtifactError:
+    """An ``ArtifactError`` about the header line, as data: ``problem`` (the message without the hint) and
+    ``header`` (``"missing"``: read with ``no_header=True``, or ``"present"``: read without), its message
+    ``problem`` plus the hint of :data:`NO_HEADER_HINT` / :data:`HAS_HEADER_HINT`."""
+    err = ArtifactError(problem + (NO_HEADER_HINT if header == "missing" else HAS_HEADER_HINT))
+    err.problem, err.header = problem, header
+    return err
 
 
 def header_then_vector(first: bytes, second: bytes) -> tuple[int, int] | None:
@@ -174,9 +193,8 @@ def _read_header(fh: io.BufferedReader, path: Path, binary: bool) -> tuple[int, 
     found = _parse_header(line)
     if found is None:
         shown = line[:60].decode("utf-8", "replace").rstrip("\n")
-        raise ArtifactError(
-            f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}{'' if binary else NO_HEADER_HINT}"
-        )
+        problem = f"{path}:1: expected a header '<count> <dimensions>', got {shown!r}"
+        raise ArtifactError(problem) if binary else _header_error(problem, "missing")
     return found
 
 
@@ -221,14 +239,12 @@ def _read_text(
         where = f"{path}:{lineno}"
         if not sep or rest.count(b" ") != dim - 1:
             found = len(rest.split()) if sep else 0
-            hint = ""
+            problem = f"{where}: expected the key and {dim} values separated by single spaces, found {found} values"
             if not keys:
-                hint = " (if the file is binary, pass binary=True)"
-            elif count is None and lineno == 2 and header_then_vector(first, line):
-                hint = HAS_HEADER_HINT
-            raise ArtifactError(
-                f"{where}: expected the key and {dim} values separated by single spaces, found {found} values{hint}"
-            )
+                raise ArtifactError(problem + " (if the file is binary, pass binary=True)")
+            if count is None and lineno == 2 and header_then_vector(first, line):
+                raise _header_error(problem, "present")
+            raise ArtifactError(problem)
         keys.append(_decode_key(key, where))
         rests.append(rest)
     if want is not None and len(keys) > want:  # the line read for the dimensions only
@@ -287,3 +303,147 @@ def _read_binary(
             out[i] = np.frombuffer(mm, dtype=_LE_F32, count=dim, offset=end + 1)
             pos = end + 1 + step
     return keys, out
+
+
+#: The vector sources of :func:`tokembed.keyedvectors.load_vectors`, in words (for messages).
+VECTOR_SOURCES = ("a word2vec text file (or binary: .bin, binary=True), a KeyedVectors file (KeyedVectors.save), a "
+                  "grid cell's .vectors.npz, a folder with vectors.npy and vocab.txt, or a dataset name")
+
+
+def _head(p: Path, n: int = 4096) -> bytes:
+    try:
+        with open(p, "rb") as fh:
+            return fh.read(n)
+    except FileNotFoundError:
+        raise ArtifactError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise ArtifactError(f"{p}: cannot be read: {exc.strerror or exc}") from None
+
+
+def sniff_vector_file(p: Path, binary: bool) -> str:
+    """``"npz"`` for a zip archive (tokembed's own file or a grid cell's), else ``"word2vec"``, after refusing a
+    file about to be read as word2vec text that is plainly something else (a saved tokembed component, binary data),
+    with a message naming the formats expected instead of the file's bytes.
+
+    Raises
+    ------
+    ArtifactError
+        As said, or the file is missing or unreadable.
+    """
+    head = _head(p)
+    if head.startswith(b"PK\x03\x04") and not binary:
+        return "npz"
+    if binary:
+        return "word2vec"
+    if head.lstrip().startswith(b"{") and b'"format": "tokembed"' in head:
+        raise ArtifactError(f"{p}: a saved tokembed component, not a vector file: read it with tokembed.load(path) "
+                            f"(an embedder's vectors are its wv_); load_vectors reads {VECTOR_SOURCES}")
+    if b"\x00" in head:
+        raise ArtifactError(f"{p}: binary data, not a word2vec text file; load_vectors reads {VECTOR_SOURCES}")
+    return "word2vec"
+
+
+def saved_class(class_path: str, base: type, path: Path) -> type:
+    """The class ``"module:QualName"`` a vector file was saved from (imported), when it is a subclass of ``base``.
+
+    Raises
+    ------
+    ArtifactError
+        If it cannot be imported (the plugin that provides it is not installed), or is not a subclass of ``base``.
+    """
+    import importlib
+
+    module, _, qualname = class_path.partition(":")
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception as exc:  # noqa: BLE001 - whatever the import raises, the file cannot be read as saved
+        raise ArtifactError(f"{path}: saved from {class_path}, which cannot be imported ({type(exc).__name__}: "
+                            f"{exc}); install the plugin that provides it") from None
+    if not (isinstance(found, type) and issubclass(found, base)):
+        raise ArtifactError(f"{path}: saved from {class_path}, which is not a {base.__qualname__}")
+    return found
+
+
+# -- tokembed's own file --------------------------------------------------------------------------------------------
+#: The ``format`` of a file written by :func:`write_keyed_vectors`.
+KV_FORMAT = "tokembed-keyedvectors"
+_KV_VERSION = 1
+
+
+class SavedVectors(NamedTuple):
+    """What :func:`read_vector_npz` read: ``class_path`` (``"module:QualName"``, or None for a grid cell's file),
+    ``keys``, ``vectors`` (float32 (n, d)) and ``extra`` (name -> array, a subclass's own arrays)."""
+
+    class_path: str | None
+    keys: list[str]
+    vectors: np.ndarray
+    extra: dict[str, np.ndarray]
+
+
+def write_keyed_vectors(path: str | os.PathLike, class_path: str, keys: Sequence[str], vectors: np.ndarray,
+                        extra: dict[str, np.ndarray] | None = None) -> Path:
+    """Write tokembed's own vector file (see the module notes) atomically; the same input gives the same bytes.
+
+    Parameters
+    ----------
+    path : str or path
+        The file (``.npz`` is not added).
+    class_path : str
+        ``"module:QualName"`` of the class that reads it back.
+    keys : sequence of str
+        ``n`` keys, any characters.
+    vectors : ndarray of shape (n, d)
+        Stored as float32.
+    extra : dict of str to ndarray, optional
+        More arrays, stored as ``extra_<name>`` (numbers only: no object arrays).
+    """
+    encoded = [k.encode("utf-8", "surrogatepass") for k in keys]
+    offsets = np.zeros(len(encoded) + 1, np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    arrays = {"format": np.array(KV_FORMAT), "format_version": np.array(_KV_VERSION, np.int64),
+              "class": np.array(class_path), "key_bytes": np.frombuffer(b"".join(encoded), np.uint8),
+              "key_offsets": offsets, "vectors": np.ascontiguousarray(vectors, dtype=np.float32)}
+    arrays.update({f"extra_{name}": np.asarray(arr) for name, arr in (extra or {}).items()})
+    atomic_save_npz(path, **arrays)
+    return Path(path)
+
+
+def read_vector_npz(path: str | os.PathLike) -> SavedVectors:
+    """Read tokembed's own vector file, or a grid cell's ``.vectors.npz`` (``keys`` and ``vectors``).
+
+    Raises
+    ------
+    ArtifactError
+        If the file is not an ``.npz`` (or truncated), is an ``.npz`` of something else (it names the arrays it
+        found and the two layouts it expected), has another ``format_version``, or its arrays disagree in size.
+    """
+    p = Path(path)
+    arrays = read_npz(p, what="vector file")
+    def one(name: str, kind: str) -> Any:  # a 0-d or one-element array's value (npz_bytes stores them as (1,))
+        arr = arrays.get(name)
+        return arr.reshape(-1)[0].item() if arr is not None and arr.size == 1 and arr.dtype.kind in kind else None
+
+    if one("format", "U") == KV_FORMAT:
+        version = one("format_version", "iu")
+        if version != _KV_VERSION:
+            raise ArtifactError(f"{p}: KeyedVectors file format version {version!r}; this tokembed reads version "
+                                f"{_KV_VERSION}")
+        try:
+            data, offsets = arrays["key_bytes"].tobytes(), arrays["key_offsets"]
+            keys = [data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(offsets[:-1], offsets[1:])]
+            vectors, class_path = arrays["vectors"], one("class", "U")
+        except (KeyError, UnicodeDecodeError, ValueError) as exc:
+            raise ArtifactError(f"{p}: a broken KeyedVectors file ({type(exc).__name__}: {exc})") from None
+        extra = {k[len("extra_"):]: v for k, v in arrays.items() if k.startswith("extra_")}
+    elif {"keys", "vectors"} <= set(arrays) and arrays["keys"].dtype.kind == "U":
+        keys, vectors, class_path, extra = arrays["keys"].tolist(), arrays["vectors"], None, {}
+    else:
+        raise ArtifactError(f"{p}: an .npz holding {', '.join(sorted(arrays)) or 'nothing'}, not vectors: expected "
+                            f"a KeyedVectors file (KeyedVectors.save: format {KV_FORMAT!r}) or a grid cell's "
+                            "vectors (keys and vectors)")
+    if vectors.ndim != 2 or vectors.shape[0] != len(keys) or vectors.dtype != np.float32:
+        raise ArtifactError(f"{p}: {len(keys):,} keys but vectors of shape {vectors.shape} and dtype {vectors.dtype} "
+                            "(expected float32, one row per key)")
+    return SavedVectors(class_path, keys, vectors, extra)

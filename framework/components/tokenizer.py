@@ -19,7 +19,7 @@ from ..postprocess import (
 )
 from .base import Component
 
-__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids", "join_packed", "map_text_chunks"]
+__all__ = ["Tokenizer", "TokenizerPlan", "check_token_ids", "join_packed", "map_text_chunks", "refuse_one_text"]
 
 
 def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
@@ -49,6 +49,25 @@ def check_token_ids(ids: Any, vocab_size: int, name: str) -> np.ndarray:
     if bad.any():
         raise TokembedError(f"{name}: id {int(arr[bad][0])} is outside the vocabulary [0, {vocab_size})")
     return arr
+
+
+def refuse_one_text(method: Any) -> Any:
+    """``method(self, corpus, ...)`` that raises :class:`TokembedError` when ``corpus`` is one ``str`` (or
+    ``bytes``): the name, what was given and the fix, as the vectorizers say it. Applied by :class:`Tokenizer` to
+    each subclass's own ``fit`` and ``partial_counts``."""
+    import functools
+
+    @functools.wraps(method)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        corpus = args[0] if args else kwargs.get("corpus", kwargs.get("X"))
+        if isinstance(corpus, (str, bytes)):
+            raise TokembedError(f"{getattr(self, 'name', type(self).__name__)}: {method.__name__} expects an iterable "
+                                f"of documents, got one {type(corpus).__name__}; wrap it in a list ([text]) to learn "
+                                "from one document")
+        return method(self, *args, **kwargs)
+
+    checked._refuses_one_text = True  # type: ignore[attr-defined]
+    return checked
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,20 @@ class Tokenizer(Component):
     #: output are looked up by word. False (subword and character tokenizers): an evaluation word gets a vector
     #: composed from its pieces (:mod:`tokembed.pieces`).
     whole_words: ClassVar[bool] = False
+    #: The file formats this class reads, each with its classmethod (keys of :data:`tokembed.export.LOAD_FORMATS`:
+    #: ``"tiktoken"`` -> ``from_tiktoken(path, ...)``, ``"hf_json:BPE"`` -> ``from_hf_json(path, ...)`` for a
+    #: Hugging Face ``tokenizer.json`` with a BPE model, ...). A ``{load: FILE}`` stage without ``type:`` is read by
+    #: the one installed tokenizer that lists the file's format (several: the recipe must choose with ``type:``).
+    load_formats: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every tokenizer's own ``fit`` and ``partial_counts`` refuse one ``str`` (an iterable of characters, each
+        of which would be taken for a document) before they run: :func:`refuse_one_text`."""
+        super().__init_subclass__(**kwargs)
+        for method in ("fit", "partial_counts"):
+            fn = cls.__dict__.get(method)
+            if callable(fn) and not getattr(fn, "_refuses_one_text", False):
+                setattr(cls, method, refuse_one_text(fn))
 
     # -- to implement -----------------------------------------------------------------------------------------
     def fit(self, corpus: Iterable[str], y: Any = None) -> "Tokenizer":

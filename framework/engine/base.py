@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ..errors import EngineError, TokembedError
+from ..errors import EngineError, TokembedError, with_context
 
 __all__ = ["Engine", "EngineStats", "Progress", "ListPartition", "CountDocuments", "CountTokens", "Counted",
            "TransformPartition", "Rows", "merge_counts", "pick_shard", "join_shards",
@@ -318,13 +318,11 @@ class EngineStats:
 
 
 def failure(exc: BaseException, where: str) -> TokembedError:
-    """The one error a failed task becomes on the caller's side: a TokembedError keeps its class (and message),
-    prefixed with the partition; anything else becomes an :class:`EngineError` naming its type."""
+    """The one error a failed task becomes on the caller's side: a TokembedError keeps its class, attributes and
+    message, prefixed with the partition (:func:`tokembed.errors.with_context`); anything else becomes an
+    :class:`EngineError` naming its type."""
     if isinstance(exc, TokembedError):
-        try:
-            return type(exc)(f"{where}: {exc}")
-        except Exception:  # an error class whose constructor takes something else than a message
-            return EngineError(f"{where}: {exc}")
+        return with_context(exc, f"{where}: {exc}")  # its class and attributes (a ParameterError's param) kept
     return EngineError(f"{where}: {type(exc).__name__}: {exc}")
 
 

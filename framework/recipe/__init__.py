@@ -35,7 +35,7 @@ from ..errors import RecipeError
 from .check import BATCH_FIELDS, RESERVED, TOP_KEYS, check_recipe
 from .compare import COMPARE_KEYS, PARALLEL_KEYS
 from .corpus import CORPUS_LIMITS, CORPUS_OPTIONS, CORPUS_SOURCES
-from .load import LOAD_KEYS, LOADERS
+from .load import LOAD_KEYS
 from .nodes import Problems, apply_override, check_tree, compose_text
 from .compare_specs import CompareSpec, GridSpec, LoadSpec, ParallelSpec
 from .specs import SECTIONS, BatchSpec, ComponentSpec, CorpusSpec, PipelineSpec, Recipe
@@ -62,7 +62,6 @@ __all__ = [
     "COMPARE_KEYS",
     "PARALLEL_KEYS",
     "LOAD_KEYS",
-    "LOADERS",
 ]
 
 

@@ -38,11 +38,10 @@ class LoadSpec:
         (``path``) with its ``merges.txt`` (``merges``), given as ``load: {vocab: FILE, merges: FILE}``.
     type : str
         The tokenizer type that reads it: the file's own type for ``tokembed``; for the other formats the
-        recipe's ``type:``, else ``bpe`` (``tiktoken``, a BPE ``tokenizer.json``) or ``wordpiece`` (``vocab.txt``,
-        a WordPiece ``tokenizer.json``).
+        recipe's ``type:``, else the one installed tokenizer whose ``load_formats`` lists the file's format.
     loader : str
-        ``load`` for ``tokembed`` files; otherwise the classmethod called as ``cls.loader(str(path), **params)``:
-        ``from_tiktoken``, ``from_hf_json`` or ``from_vocab_file``.
+        ``load`` for ``tokembed`` files; otherwise the format's classmethod
+        (:data:`tokembed.export.LOAD_FORMATS`), called as ``cls.loader(str(path), **params)``.
     params : Mapping[str, Any]
         Read-only keyword arguments of the loader, typed by its signature (empty for ``tokembed`` files).
     location : str

@@ -27,7 +27,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from ..errors import TokembedError
+from ..errors import TokembedError, with_context
 from .corpus import dataset_location
 from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
@@ -85,22 +85,22 @@ class VectorsSpec:
             a missing header line suggests ``no_header: true``, a header read with ``no_header: true`` says to
             remove it.
         """
-        from ..keyedvectors import HAS_HEADER_HINT, NO_HEADER_HINT, load_vectors
+        from ..keyedvectors import load_vectors
 
         target = self.value if self.source == "dataset" else str(self.location)
         try:
             return load_vectors(target, binary=self.binary, limit=self.limit, no_header=self.no_header)
         except TokembedError as exc:
-            message = str(exc).replace(NO_HEADER_HINT, f" (a file without this line, like GloVe's .txt, reads with "
-                                                       f"no_header: true under evaluate.vectors.{self.label})")
-            message = message.replace(HAS_HEADER_HINT, f" (line 1 is a word2vec header '<count> <dimensions>': "
-                                                       f"remove no_header: true from evaluate.vectors.{self.label})")
+            header = getattr(exc, "header", None)  # a header problem, as data (tokembed.vectorfiles)
+            message = str(exc)
+            if header == "missing":
+                message = f"{exc.problem} (a file without this line, like GloVe's .txt, reads with no_header: " \
+                          f"true under evaluate.vectors.{self.label})"
+            elif header == "present":
+                message = f"{exc.problem} (line 1 is a word2vec header '<count> <dimensions>': remove " \
+                          f"no_header: true from evaluate.vectors.{self.label})"
             message = f"{self.where}: evaluate.vectors.{self.label}: {message}" if self.where else message
-            try:
-                located = type(exc)(message)
-            except Exception:  # an error class whose constructor takes something else than a message
-                located = TokembedError(message)
-            raise located from exc
+            raise with_context(exc, message) from exc
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {self.source: self.value if self.source == "dataset" else str(self.location)}

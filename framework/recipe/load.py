@@ -1,11 +1,12 @@
 """``{load: FILE}`` stages of a ``compare:`` recipe: which file, what format, which plugin reads it, with what.
 
-The file is found and its format told apart before any work: a saved tokembed tokenizer (``*.tokembed.json``, read
-with the class its ``type`` names), a Hugging Face ``tokenizer.json`` (its ``model.type`` picks ``bpe`` or
-``wordpiece`` or ``unigram``), tiktoken ranks (``*.tiktoken``), a SentencePiece model (``*.model``, read by
-``unigram``) or a WordPiece ``vocab.txt``. For the last three the plugin's
-classmethod (:data:`LOADERS`) must exist, and the stage's other keys are typed against its signature. Then the file
-is read with its reader (:meth:`LoadSpec.read`): a file the reader rejects is a problem of the stage, reported with
+The file is found and its format told apart before any work (:func:`tokembed.export.recognise_tokenizer_file`): a
+saved tokembed tokenizer (``*.tokembed.json``, read with the class its ``type`` names), or one of the formats of
+:data:`tokembed.export.LOAD_FORMATS` (a Hugging Face ``tokenizer.json``, tiktoken ranks, a SentencePiece model, a
+WordPiece ``vocab.txt``, GPT-2's ``{vocab, merges}`` pair). Without ``type:``, the reader is the one installed
+tokenizer whose class lists that format in ``load_formats`` (none or several is a problem that says so); the core
+names no plugin. The reader's classmethod must exist, and the stage's other keys are typed against its signature.
+Then the file is read (:meth:`LoadSpec.read`): a file the reader rejects is a problem of the stage, reported with
 the other problems before any training, and the tokenizer read is kept for the run. Private to
 :mod:`tokembed.recipe`.
 """
@@ -20,29 +21,18 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node
 
-from ..errors import ArtifactError, TokembedError, UnknownComponentError
+from ..errors import ArtifactError, TokembedError, UnknownComponentError, with_context
+from ..export import FORMS_IN_WORDS, LOAD_FORMATS, load_format, readers_of, recognise_tokenizer_file
 from .corpus import dataset_location
 from .nodes import did_you_mean, join_path, mapping_items
 from .context import Context
 from .params import ANY, INVALID, REQUIRED, class_params, coerce, describe, method_params, thaw
 from .compare_specs import LoadSpec
 
-__all__ = ["LOAD_KEYS", "LOADERS", "check_load"]
+__all__ = ["LOAD_KEYS", "check_load"]
 
 #: Reserved keys of a ``{load: ...}`` stage; the others are parameters of the loader.
 LOAD_KEYS = ("load", "type")
-#: File format -> (default tokenizer type, classmethod that reads it, what the file is, in words).
-LOADERS: dict[str, tuple[str, str, str]] = {
-    "tiktoken": ("bpe", "from_tiktoken", "tiktoken BPE ranks (.tiktoken)"),
-    "hf_json:BPE": ("bpe", "from_hf_json", "a Hugging Face tokenizer.json with a BPE model"),
-    "hf_json:WordPiece": ("wordpiece", "from_hf_json", "a Hugging Face tokenizer.json with a WordPiece model"),
-    "vocab_txt": ("wordpiece", "from_vocab_file", "a WordPiece vocab.txt"),
-    "sentencepiece": ("unigram", "from_sentencepiece", "a SentencePiece model (.model)"),
-    "hf_json:Unigram": ("unigram", "from_hf_json", "a Hugging Face tokenizer.json with a Unigram model"),
-    "vocab_merges": ("bpe", "from_vocab_merges", "a vocab.json and merges.txt pair"),
-}
-_FORMS = "a saved tokenizer (*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a " \
-         "SentencePiece model (*.model), a WordPiece vocab.txt, or {vocab: vocab.json, merges: merges.txt}"
 
 
 def _from_override(node: Node) -> bool:
@@ -99,8 +89,7 @@ def load_tokenizer(spec: LoadSpec, kept: dict[str, tuple[Any, float]] | None = N
     ------
     TokembedError
         As :func:`read_tokenizer`, its message prefixed with the stage: ``FILE:LINE:COL:
-        compare.tokenizers.LABEL: ...`` (the same class when it can be built from a message, else
-        ``ArtifactError``).
+        compare.tokenizers.LABEL: ...`` (the same class and attributes: :func:`tokembed.errors.with_context`).
     """
     if kept is not None and spec.label in kept:
         return kept.pop(spec.label)
@@ -108,12 +97,7 @@ def load_tokenizer(spec: LoadSpec, kept: dict[str, tuple[Any, float]] | None = N
     try:
         tok = read_tokenizer(spec)
     except TokembedError as exc:
-        message = f"{spec.location}: compare.tokenizers.{spec.label}: {exc}"
-        try:
-            located = type(exc)(message)
-        except Exception:  # an error class whose constructor takes something else than a message
-            located = ArtifactError(message)
-        raise located from exc
+        raise with_context(exc, f"{spec.location}: compare.tokenizers.{spec.label}: {exc}") from exc
     return tok, time.perf_counter() - started
 
 
@@ -140,70 +124,111 @@ class _LoadChecker:
             else:
                 given[key] = (knode, vnode)
         lnode = fields["load"][1]
-        if isinstance(lnode, MappingNode) and {k for k, _, _ in mapping_items(lnode)} & {"vocab", "merges"}:
-            return self.vocab_merges(label, node, lnode, path, fields, given)
-        located = self.source(lnode, join_path(path, "load"))
         type_name = None
         if "type" in fields:
             value = coerce(fields["type"][1], str, join_path(path, "type"), self.problems)
             type_name = None if value is INVALID else value
-        if located is None or len(self.problems) > before:
-            return None
-        source, value, file = located
-        lnode = fields["load"][1]
-        fmt = self.file_format(file, value, lnode, join_path(path, "load"))
-        if fmt is None:
-            return None
-        fmt_name, file_type = fmt
-        if fmt_name == "tokembed":
-            if type_name is not None and type_name != file_type:
-                self.problems.add(fields["type"][1], join_path(path, "type"),
-                                  f"{type_name!r} disagrees with the file, which holds a {file_type!r} tokenizer "
-                                  "(drop type:)")
+        if isinstance(lnode, MappingNode) and {k for k, _, _ in mapping_items(lnode)} & {"vocab", "merges"}:
+            pair = self.vocab_merges(lnode, join_path(path, "load"))
+            if pair is None or len(self.problems) > before:
                 return None
+            (value, file), merges = pair
+            source, key = "path", "vocab_merges"
+        else:
+            located = self.source(lnode, join_path(path, "load"))
+            if located is None or len(self.problems) > before:
+                return None
+            source, value, file = located
+            merges = None
             try:
-                cls = self.registry.get("tokenizer", file_type)
-            except UnknownComponentError:
-                self.problems.add(lnode, join_path(path, "load"),
-                                  f"{value}: holds a {file_type!r} tokenizer, which no installed plugin provides: "
-                                  + self.registry.unknown_message("tokenizer", file_type))
+                key, file_type = recognise_tokenizer_file(file, value)
+            except TokembedError as exc:
+                self.problems.add(lnode, join_path(path, "load"), str(exc))
                 return None
-            for name, (knode, _) in given.items():
-                self.problems.add(knode, join_path(path, name), "not used: a saved tokembed tokenizer is loaded "
-                                                                "with the parameters it was saved with")
-            if given:
-                return None
-            return self.read(LoadSpec(label, source, value, file, "tokembed", file_type, "load",
-                                      types.MappingProxyType({}), self.problems.where(node), cls), node, path)
-        default_type, loader, what = LOADERS[fmt_name if fmt_name != "hf_json" else f"hf_json:{file_type}"]
-        type_name = type_name or default_type
+            if key == "tokembed":
+                return self.saved(label, node, path, fields, given, type_name, source, value, file, file_type)
+        found = self.reader(key, type_name, fields, lnode, path)
+        if found is None:
+            return None
+        cls, type_name, loader = found
+        type_node = fields["type"][1] if "type" in fields else lnode
+        params = self.loader_params(cls, type_name, loader, given, type_node, path, files=2 if merges else 1)
+        if params is None:
+            return None
+        spec = LoadSpec(label, source, value, file, key.partition(":")[0], type_name,  # type: ignore[arg-type]
+                        loader, types.MappingProxyType(params), self.problems.where(node), cls, merges=merges)
+        return self.read(spec, node, path)
+
+    def saved(self, label: str, node: MappingNode, path: str, fields: dict[str, tuple[Node, Node]],
+              given: dict[str, tuple[Node, Node]], type_name: str | None, source: Any, value: str, file: Path,
+              file_type: str) -> LoadSpec | None:
+        """A saved tokembed tokenizer: read by the class its ``type`` names, with the parameters it was saved with."""
+        lnode = fields["load"][1]
+        if type_name is not None and type_name != file_type:
+            self.problems.add(fields["type"][1], join_path(path, "type"),
+                              f"{type_name!r} disagrees with the file, which holds a {file_type!r} tokenizer "
+                              "(drop type:)")
+            return None
+        try:
+            cls = self.registry.get("tokenizer", file_type)
+        except UnknownComponentError:
+            self.problems.add(lnode, join_path(path, "load"),
+                              f"{value}: holds a {file_type!r} tokenizer, which no installed plugin provides: "
+                              + self.registry.unknown_message("tokenizer", file_type))
+            return None
+        for name, (knode, _) in given.items():
+            self.problems.add(knode, join_path(path, name), "not used: a saved tokembed tokenizer is loaded "
+                                                            "with the parameters it was saved with")
+        if given:
+            return None
+        return self.read(LoadSpec(label, source, value, file, "tokembed", file_type, "load",
+                                  types.MappingProxyType({}), self.problems.where(node), cls), node, path)
+
+    def reader(self, key: str, type_name: str | None, fields: dict[str, tuple[Node, Node]], lnode: Node,
+               path: str) -> tuple[type, str, str] | None:
+        """``(class, type name, classmethod)`` that reads a file of format ``key``: the recipe's ``type:``, else the
+        one installed tokenizer whose ``load_formats`` lists ``key``; None after recording why there is none."""
+        name = key.partition(":")[0]
+        if name not in LOAD_FORMATS:
+            self.problems.add(lnode, join_path(path, "load"), f"{key}: not a format load: reads ({FORMS_IN_WORDS})")
+            return None
+        fmt, what = load_format(key)
         type_node = fields["type"][1] if "type" in fields else lnode
         type_path = join_path(path, "type" if "type" in fields else "load")
+        if type_name is None:
+            classes = {n: self.registry.get("tokenizer", n) for n in self.registry.names("tokenizer")}
+            readers = readers_of(classes, key)
+            if not readers:
+                failed = ("; plugins that failed to load: " + "; ".join(map(str, self.registry.failures))
+                          if self.registry.failures else "")
+                self.problems.add(lnode, type_path, f"no installed tokenizer reads {what}: none lists {key!r} in its "
+                                                    f"load_formats (installed: {', '.join(classes) or 'none'}); "
+                                                    f"install a plugin that does, or give type: to name a tokenizer "
+                                                    f"whose class has {fmt.method}(){failed}")
+                return None
+            if len(readers) > 1:
+                self.problems.add(lnode, type_path, f"several installed tokenizers read {what} "
+                                                    f"({', '.join(readers)}): give type: to choose one")
+                return None
+            type_name = readers[0]
         try:
             cls = self.registry.get("tokenizer", type_name)
         except UnknownComponentError:
-            msg = self.registry.unknown_message("tokenizer", type_name)
-            if "type" not in fields:
-                msg = f"reading {what} needs the tokenizer plugin {type_name!r}, which is not installed: {msg}"
-            self.problems.add(type_node, type_path, msg)
+            self.problems.add(type_node, type_path, self.registry.unknown_message("tokenizer", type_name))
             return None
-        method = getattr(cls, loader, None)
-        if not callable(method):
+        if not callable(getattr(cls, fmt.method, None)):
+            args = ", ".join(f.split(".")[0].replace("{stem}", "path") for f in fmt.files) if len(fmt.files) > 1 \
+                else "path"
+            declared = " (its load_formats lists it: a plugin bug)" if key in (cls.load_formats or ()) else ""
             self.problems.add(type_node, type_path,
                               f"tokenizer {type_name!r} ({cls.__module__}.{cls.__qualname__}) has no classmethod "
-                              f"{loader}(path, ...), so it cannot read {what}")
+                              f"{fmt.method}({args}, ...), so it cannot read {what}{declared}")
             return None
-        params = self.loader_params(cls, type_name, loader, given, type_node, path)
-        if params is None:
-            return None
-        loader_format: Literal["tiktoken", "hf_json", "vocab_txt", "sentencepiece"] = fmt_name  # type: ignore[assignment]
-        return self.read(LoadSpec(label, source, value, file, loader_format, type_name, loader,
-                                  types.MappingProxyType(params), self.problems.where(node), cls), node, path)
+        return cls, type_name, fmt.method
 
-    def vocab_merges(self, label: str, node: MappingNode, lnode: MappingNode, path: str,
-                     fields: dict[str, tuple[Node, Node]], given: dict[str, tuple[Node, Node]]) -> LoadSpec | None:
-        """``load: {vocab: vocab.json, merges: merges.txt}``: GPT-2's pair, read by ``from_vocab_merges``."""
-        lpath = join_path(path, "load")
+    def vocab_merges(self, lnode: MappingNode, lpath: str) -> tuple[tuple[str, Path], Path] | None:
+        """``load: {vocab: vocab.json, merges: merges.txt}``: ``((vocab as written, vocab file), merges file)``, or
+        None after recording the problems."""
         items = {k: (kn, vn) for k, kn, vn in mapping_items(lnode)}
         extra = sorted(set(items) - {"vocab", "merges"})
         for key in extra:
@@ -222,32 +247,7 @@ class _LoadChecker:
             found[key] = (value, file)
         if any(file is None for _, file in found.values()):
             return None
-        type_name = "bpe"
-        if "type" in fields:
-            value = coerce(fields["type"][1], str, join_path(path, "type"), self.problems)
-            if value is INVALID:
-                return None
-            type_name = value
-        type_node = fields["type"][1] if "type" in fields else lnode
-        try:
-            cls = self.registry.get("tokenizer", type_name)
-        except UnknownComponentError:
-            self.problems.add(type_node, join_path(path, "type" if "type" in fields else "load"),
-                              self.registry.unknown_message("tokenizer", type_name))
-            return None
-        if not callable(getattr(cls, "from_vocab_merges", None)):
-            self.problems.add(type_node, join_path(path, "type"),
-                              f"tokenizer {type_name!r} ({cls.__module__}.{cls.__qualname__}) has no classmethod "
-                              "from_vocab_merges(vocab_json, merges_txt, ...), so it cannot read a vocab.json and "
-                              "merges.txt pair")
-            return None
-        params = self.loader_params(cls, type_name, "from_vocab_merges", given, type_node, path, files=2)
-        if params is None:
-            return None
-        spec = LoadSpec(label, "path", found["vocab"][0], found["vocab"][1], "vocab_merges", type_name,
-                        "from_vocab_merges", types.MappingProxyType(params), self.problems.where(node), cls,
-                        merges=found["merges"][1])
-        return self.read(spec, node, path)
+        return found["vocab"], found["merges"][1]
 
     def read(self, spec: LoadSpec, node: MappingNode, path: str) -> LoadSpec | None:
         """Read the file now (a tokenizer file is cheap to read, and a run would read it anyway), keeping the
@@ -299,49 +299,12 @@ class _LoadChecker:
         if full.is_file():
             return full.absolute()
         if full.is_dir():
-            self.problems.add(node, path, f"{value}: is a folder; load: names one tokenizer file ({_FORMS})")
+            self.problems.add(node, path, f"{value}: is a folder; load: names one tokenizer file ({FORMS_IN_WORDS})")
             return None
         relative = not p.is_absolute() and not _from_override(node)
         looked = f" (looked in {full})" if str(full) != value else ""
         self.problems.add(node, path, f"{value}: no such file{looked}"
                                       + ("; paths are relative to the recipe file" if relative else ""))
-        return None
-
-    def file_format(self, file: Path, value: str, node: Node, path: str) -> tuple[str, str | None] | None:
-        """``(format, type)``: ``("tokembed", saved type)``, ``("hf_json", "BPE" | "WordPiece")``,
-        ``("tiktoken", None)``, ``("sentencepiece", None)`` or ``("vocab_txt", None)``; None after recording a problem."""
-        name = file.name.lower()
-        if name.endswith(".tiktoken"):
-            return "tiktoken", None
-        if name.endswith(".txt"):
-            return "vocab_txt", None
-        if name.endswith(".model"):
-            return "sentencepiece", None
-        if not name.endswith(".json"):
-            self.problems.add(node, path, f"{value}: cannot tell how to read this file from its name; load: reads "
-                                          f"{_FORMS}")
-            return None
-        from ..io import read_json
-
-        try:
-            data = read_json(file, what="tokenizer")
-        except TokembedError as exc:
-            self.problems.add(node, path, str(exc))
-            return None
-        if isinstance(data, dict) and data.get("format") == "tokembed":
-            if data.get("kind") != "tokenizer" or not isinstance(data.get("type"), str):
-                self.problems.add(node, path, f"{value}: holds a tokembed {data.get('kind')}, not a tokenizer")
-                return None
-            return "tokembed", data["type"]
-        model = data.get("model") if isinstance(data, dict) else None
-        if isinstance(model, dict) and model.get("type") in ("BPE", "WordPiece", "Unigram"):
-            return "hf_json", model["type"]
-        if isinstance(model, dict):
-            self.problems.add(node, path, f"{value}: a Hugging Face tokenizer with a {model.get('type')!r} model; "
-                                          "load: reads BPE, WordPiece and Unigram models")
-            return None
-        self.problems.add(node, path, f"{value}: neither a saved tokembed tokenizer (\"format\": \"tokembed\") nor a "
-                                      "Hugging Face tokenizer.json (\"model\": {...})")
         return None
 
     def loader_params(self, cls: type, type_name: str, loader: str, given: dict[str, tuple[Node, Node]],

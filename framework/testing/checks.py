@@ -431,6 +431,32 @@ def check_tokenizer_streams_corpus(cls: type, fit_data: Any = None, inputs: Any 
             _fail(cls, "fit(iter(corpus)) learns something else than fit(list(corpus))")
 
 
+def check_tokenizer_load_formats(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
+    """Each entry of ``load_formats`` is a format of :data:`tokembed.export.LOAD_FORMATS` (``hf_json`` with its
+    model type: ``"hf_json:BPE"``) whose classmethod the class has; ``fit`` refuses one str."""
+    from ..export import LOAD_FORMATS
+
+    formats = getattr(cls, "load_formats", ())
+    if not isinstance(formats, tuple) or not all(isinstance(f, str) for f in formats):
+        _fail(cls, f"load_formats must be a tuple of str, got {_short(formats)}")
+    for key in formats:
+        name, _, variant = key.partition(":")
+        if name not in LOAD_FORMATS or (name == "hf_json") != bool(variant):
+            _fail(cls, f"load_formats lists {key!r}, which is not a format: {', '.join(LOAD_FORMATS)} "
+                       "(hf_json as 'hf_json:<model type>')")
+        if not callable(getattr(cls, LOAD_FORMATS[name].method, None)):
+            _fail(cls, f"load_formats lists {key!r} but the class has no classmethod {LOAD_FORMATS[name].method}()")
+    try:
+        _make(cls).fit("one text")
+    except TokembedError:
+        pass
+    except Exception as exc:
+        _fail(cls, f"fit('one text') raised {type(exc).__name__}: {exc}; one str must raise TokembedError (the "
+                   "Tokenizer base class's check: a fit that does not take the corpus first bypasses it)")
+    else:
+        _fail(cls, "fit('one text') learned from each character as a document; one str must raise TokembedError")
+
+
 def check_allowed_special(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
     """A special token typed in the text is plain text unless listed in ``allowed_special`` (or ``"all"``), where
     it becomes one token spanning it; unknown entries raise TokembedError, a bare string TypeError.

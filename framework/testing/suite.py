@@ -51,6 +51,7 @@ def iter_checks(cls: type) -> Iterator[Check]:
         yield _c.check_tokenizer_encoding
         yield _c.check_tokenizer_vocab
         yield _c.check_tokenizer_streams_corpus
+        yield _c.check_tokenizer_load_formats
         yield _c.check_allowed_special
     elif kind == "vectorizer":
         yield _c.check_vectorizer_output

@@ -14,8 +14,8 @@ listed in ``docs/text.md``. Invalid specs raise :class:`TextStageError`, a ``Tok
 
 from __future__ import annotations
 
-from tokembed.text._base import TextStageError
-from tokembed.text.normalized import NormalizedText
+from tokembed.text._base import WHITE_SPACE, TextStageError, from_codepoints
+from tokembed.text.normalized import NormalizedText, repair_surrogates
 from tokembed.text.normalizers import NORMALIZER_SPEC, NORMALIZERS, Normalizer, build_normalizer
 from tokembed.text.pre_tokenizers import PRE_TOKENIZER_SPEC, PRE_TOKENIZERS, PreTokenizer, build_pre_tokenizer
 from tokembed.text.split import split_text, split_text_arrays
@@ -31,8 +31,11 @@ __all__ = [
     "NORMALIZER_SPEC",
     "PRE_TOKENIZER_SPEC",
     "TextStageError",
+    "WHITE_SPACE",
     "build_normalizer",
     "build_pre_tokenizer",
+    "from_codepoints",
+    "repair_surrogates",
     "split_text",
     "split_text_arrays",
 ]

@@ -1,18 +1,14 @@
-"""Byte-level helpers: GPT-2's byte <-> printable character table, and surrogate repair with alignments.
+"""Byte-level helpers: GPT-2's byte <-> printable character table.
 
 GPT-2 (Radford et al. 2019, openai/gpt-2 ``src/encoder.py``, ``bytes_to_unicode``) writes each of the 256 byte
 values as one printable Unicode character, so that byte-level tokens are ordinary strings in ``vocab.json`` and
 ``merges.txt`` (a space is ``Ġ``, a newline ``Ċ``). Hugging Face ``ByteLevel`` and tiktoken's GPT-2 files use the
-same table. This module holds only NumPy and the standard library.
+same table. This module holds only the standard library.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from tokembed.text import NormalizedText
-
-__all__ = ["BYTE_CHARS", "CHAR_BYTES", "token_bytes", "bytes_to_token", "repair_surrogates"]
+__all__ = ["BYTE_CHARS", "CHAR_BYTES", "token_bytes", "bytes_to_token"]
 
 
 def _byte_chars() -> list[str]:
@@ -48,43 +44,3 @@ def token_bytes(token: str) -> bytes | None:
 def bytes_to_token(data: bytes) -> str:
     """The byte-level token string of ``data`` (each byte as its :data:`BYTE_CHARS` character)."""
     return "".join(BYTE_CHARS[b] for b in data)
-
-
-def repair_surrogates(text: str) -> NormalizedText:
-    """Replace surrogate code points so that the text has a UTF-8 encoding, keeping the alignment.
-
-    A high surrogate followed by a low surrogate (a UTF-16 pair left in a Python ``str``, e.g. from
-    ``json.loads`` of ``"\\ud83d\\ude00"``) becomes the character it encodes; any other surrogate becomes U+FFFD
-    REPLACEMENT CHARACTER, as ``bytes.decode("utf-8", "replace")`` would give for its encoded form.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    NormalizedText
-        ``normalized`` is the repaired text; each of its characters is aligned to the one or two code points of
-        ``text`` it came from. Texts without surrogates come back unchanged (one-to-one).
-    """
-    try:
-        text.encode("utf-8")
-        return NormalizedText.unchanged(text)
-    except UnicodeEncodeError:
-        pass
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.int64)
-    high = (cps >= 0xD800) & (cps <= 0xDBFF)
-    low = (cps >= 0xDC00) & (cps <= 0xDFFF)
-    pair = np.zeros(cps.size, bool)
-    pair[:-1] = high[:-1] & low[1:]  # a low surrogate is never a high one, so pairs cannot overlap
-    second = np.zeros(cps.size, bool)
-    second[1:] = pair[:-1]
-    out = np.where(high | low, 0xFFFD, cps)
-    nxt = np.zeros(cps.size, np.int64)
-    nxt[:-1] = cps[1:]
-    out = np.where(pair, 0x10000 + ((cps - 0xD800) << 10) + (nxt - 0xDC00), out)
-    keep = ~second
-    starts = np.flatnonzero(keep).astype(np.int64)
-    ends = starts + 1 + pair[keep]
-    repaired = out[keep].astype("<u4").tobytes().decode("utf-32-le")
-    return NormalizedText(text, repaired, np.stack([starts, ends], axis=1))

@@ -2,7 +2,7 @@
 
 Encoding one text (all steps vectorized; no Python loop runs per piece):
 
-1. surrogates repaired (:func:`~tokembed.plugins.bpe.bytelevel.repair_surrogates`), then the normalizer; both keep
+1. surrogates repaired (:func:`~tokembed.text.repair_surrogates`), then the normalizer; both keep
    an alignment to the original text;
 2. the pre-tokenizer cuts the normalized texts into pieces: one scan of all texts of the call by the Numba scanner
    (:func:`tokembed.text.scan.batch_spans`) when it knows the pre-tokenizer, else text by text;
@@ -29,10 +29,11 @@ import numpy as np
 from tokembed.components import check_token_ids
 from tokembed.errors import TokembedError
 from tokembed.text.normalizers import Identity, Normalizer
+from tokembed.text import repair_surrogates
 from tokembed.text.pre_tokenizers import PreTokenizer
 from tokembed.text.scan import batch_spans, to_original
 
-from .bytelevel import BYTE_CHARS, CHAR_BYTES, repair_surrogates
+from .bytelevel import BYTE_CHARS, CHAR_BYTES
 
 __all__ = ["BPEModel"]
 

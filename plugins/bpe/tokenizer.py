@@ -117,6 +117,8 @@ class BPETokenizer(Tokenizer):
         "dropout": [Interval(float, 0, 1, closed="left"), None],
         "post_processor": POST_PROCESSOR_SPEC,
     }
+    #: Read by ``{load: FILE}`` (see :data:`tokembed.export.LOAD_FORMATS`).
+    load_formats: ClassVar[tuple[str, ...]] = ("tiktoken", "vocab_merges", "hf_json:BPE")
 
     def __init__(
         self,

@@ -20,10 +20,11 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from tokembed.errors import CorpusError, TokembedError, VocabularySizeWarning
+from tokembed.text import repair_surrogates
 from tokembed.text.normalizers import Identity, Normalizer
 from tokembed.text.pre_tokenizers import Bert, PreTokenizer, WhitespaceSplit, WordPunct
 
-from .bytelevel import BYTE_CHARS, repair_surrogates
+from .bytelevel import BYTE_CHARS
 
 __all__ = ["word_counts", "count_words_python", "learn_bpe", "TrainResult", "VocabularySizeWarning"]
 
@@ -48,7 +49,7 @@ def word_counts(docs: Iterable[str], normalizer: Normalizer, pre_tokenizer: PreT
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Count the pre-tokenized pieces of ``docs`` (streamed once), packed as CSR over code points.
 
-    Surrogates are repaired first (see :func:`tokembed.plugins.bpe.bytelevel.repair_surrogates`), as in encoding.
+    Surrogates are repaired first (see :func:`tokembed.text.repair_surrogates`), as in encoding.
     The count is made of partial counts that merge (chunks of the corpus counted apart and added up), so memory
     holds one chunk plus the counts: the Numba counter of ``tokembed.text.fast`` when it is installed, else
     ``collections.Counter`` per chunk (:func:`count_words_python`).

@@ -104,8 +104,6 @@ class CharTokenizer(VocabTokenizer):
         from tokembed.text.fast import WordCounts
 
         self._validate_params()
-        if isinstance(corpus, str):
-            corpus = [corpus]
         counts: Counter[str] = Counter()
         for doc in corpus:
             if not isinstance(doc, str):

@@ -1,4 +1,5 @@
-"""Numba kernels of the co-occurrence counter: NumPy arrays and scalars in and out (DESIGN.md, section 5).
+"""Numba kernels of the co-occurrence counter: NumPy arrays and scalars in and out
+(docs/architecture.md, "Kernels").
 
 Entry points, ``@njit(cache=True, nogil=True)`` (the counter runs them in threads, one token range each):
 

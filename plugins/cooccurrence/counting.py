@@ -104,9 +104,10 @@ def weight_scale(window: int, weighting: str) -> tuple[int, np.ndarray]:
 class CooccurrenceCounts:
     """Partial co-occurrence counts over a fixed set of rows: they merge exactly, in any order.
 
-    This is the mergeable statistic of DESIGN.md section 7: count each chunk (or cluster partition, cut at
-    document boundaries) with :func:`count_cooccurrences` over the same ``row_of_id``, and :meth:`merge` the
-    results (any tree, any order: the sums are integers); the merge equals one pass over the whole corpus.
+    This is a mergeable statistic (docs/architecture.md, "Counts that merge"): count each chunk (or cluster
+    partition, cut at document boundaries) with :func:`count_cooccurrences` over the same ``row_of_id``, and
+    :meth:`merge` the results (any tree, any order: the sums are integers); the merge equals one pass over the whole
+    corpus.
 
     Attributes
     ----------

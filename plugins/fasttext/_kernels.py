@@ -1,7 +1,7 @@
 """Numba kernels of the fastText / word2vec trainer: character n-gram rows, sampling tables and the SGD loop.
 
-All are module-level ``@njit(cache=True, nogil=True)`` functions taking NumPy arrays and scalars (DESIGN.md,
-section 5). The caller (``training.py``) validates and prepares the arrays; the kernels assume valid input. Each is
+All are module-level ``@njit(cache=True, nogil=True)`` functions taking NumPy arrays and scalars (docs/architecture.md,
+"Kernels"). The caller (``training.py``) validates and prepares the arrays; the kernels assume valid input. Each is
 checked against a plain-Python reference in ``tests/plugins/fasttext``.
 
 - :func:`ngram_rows`: for every vocabulary word, the rows of the input matrix that make its vector (the word's own

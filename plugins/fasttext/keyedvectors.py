@@ -132,6 +132,18 @@ class FastTextKeyedVectors(KeyedVectors):
         kv.minn, kv.maxn, kv.bucket = int(minn), int(maxn), int(ngr.shape[0])
         return kv
 
+    def _saved_arrays(self) -> dict[str, np.ndarray]:
+        """The n-gram rows and ``[minn, maxn]``, for :meth:`KeyedVectors.save`."""
+        return {"vectors_ngrams": self._ngrams, "ngram_lengths": np.array([self.minn, self.maxn], np.int64)}
+
+    @classmethod
+    def _from_saved(cls, keys: list[str], vectors: np.ndarray, extra: dict[str, np.ndarray]) -> "FastTextKeyedVectors":
+        if set(extra) != {"vectors_ngrams", "ngram_lengths"} or extra["ngram_lengths"].shape != (2,):
+            raise TokembedError(f"FastText vectors need vectors_ngrams and ngram_lengths, found "
+                                f"{', '.join(sorted(extra)) or 'neither'}")
+        minn, maxn = (int(x) for x in extra["ngram_lengths"])
+        return cls.from_fasttext(keys, vectors, extra["vectors_ngrams"], minn=minn, maxn=maxn)
+
     @property
     def vectors_ngrams(self) -> np.ndarray:
         return self._ngrams

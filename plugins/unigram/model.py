@@ -214,7 +214,7 @@ class SentencePieceModel:
     def _encode_packed(self, texts: Sequence[str], dropout: float, seed: int):
         """One kernel call over ``texts``: ids, spans and per-text token offsets (CSR), and the surrogate repairs
         applied, as ``(text index, NormalizedText)`` for :func:`tokembed.text.scan.to_original`."""
-        from tokembed.plugins.bpe.bytelevel import repair_surrogates
+        from tokembed.text import repair_surrogates
 
         from ._kernels_encode import F_DROPOUT, P_SEED, encode_docs
 

@@ -136,6 +136,8 @@ class UnigramTokenizer(Tokenizer):
         "num_threads": Interval(int, 1, None),
         "seed": Interval(int, None, None),
     }
+    #: Read by ``{load: FILE}`` (see :data:`tokembed.export.LOAD_FORMATS`).
+    load_formats: ClassVar[tuple[str, ...]] = ("sentencepiece", "hf_json:Unigram")
 
     def __init__(
         self,
@@ -393,7 +395,7 @@ class UnigramTokenizer(Tokenizer):
         if m.model_type != "unigram":
             raise TokembedError("unigram: n-best and lattice sampling need a unigram model; this one is a "
                                 "SentencePiece BPE model (use seed and BPE-dropout through sample_encode)")
-        from tokembed.plugins.bpe.bytelevel import repair_surrogates
+        from tokembed.text import repair_surrogates
 
         nt = repair_surrogates(text)
         data = nt.normalized.encode("utf-8")

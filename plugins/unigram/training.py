@@ -86,7 +86,7 @@ def corpus_words(docs: Iterable[str], model_arrays: tuple, params: np.ndarray, m
     Returns ``(codepoints int64, offsets int64, counts int64, final bool)``: ``final`` marks the words counted
     at the end of a document (the same word elsewhere is another entry).
     """
-    from tokembed.plugins.bpe.bytelevel import repair_surrogates
+    from tokembed.text import repair_surrogates
     from tokembed.text.fast import WordCounts, count_words
 
     from ._kernels_encode import P_ADD_DUMMY_PREFIX, P_ESCAPE_WHITESPACES, normalize_docs

@@ -137,8 +137,6 @@ class WordTokenizer(VocabTokenizer):
 
         self._validate_params()
         normalizer, pre_tokenizer = self._stages()
-        if isinstance(corpus, str):
-            corpus = [corpus]
         return fast_count_words(corpus, pre_tokenizer, normalizer)
 
     def fit_counts(self, counts: Any) -> "WordTokenizer":

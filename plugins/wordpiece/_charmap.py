@@ -22,7 +22,7 @@ import threading
 import numpy as np
 
 from tokembed.text import build_normalizer
-from tokembed.text._base import WHITE_SPACE
+from tokembed.text import WHITE_SPACE
 from tokembed.text.pre_tokenizers import is_bert_punctuation, is_cjk
 
 

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from tokembed.errors import CorpusError
-from tokembed.text._base import from_codepoints
+from tokembed.text import from_codepoints
 
 from ._charmap import CharMap, codepoints
 from ._encode import _cut

@@ -133,6 +133,8 @@ class WordPieceTokenizer(Tokenizer):
     """
 
     name: ClassVar[str] = "wordpiece"
+    #: Read by ``{load: FILE}`` (see :data:`tokembed.export.LOAD_FORMATS`).
+    load_formats: ClassVar[tuple[str, ...]] = ("vocab_txt", "hf_json:WordPiece")
     path_params: ClassVar[tuple[str, ...]] = ("vocab",)
     param_constraints: ClassVar[dict[str, Any]] = {
         **SUBWORD_PARAM_CONSTRAINTS,  # vocab_size, min_frequency, special_tokens, limit_alphabet, the tokens, seed

@@ -53,8 +53,10 @@ def test_plugins_table(capsys):
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert rows["char"] == ["char", "tokenizer", "tokembed", tokembed.__version__, "tokembed.plugins.char.tokenizer"]
     assert rows["reverse"] == ["reverse", "tokenizer", "tokembed-reverse", "0.1.0", "tokembed_reverse.tokenizer"]
-    # one row per registered component, columns aligned
-    assert len(lines) - 1 == len(tokembed.build_registry().all())
+    # one row per registered component and metric, columns aligned
+    reg = tokembed.build_registry()
+    assert len(lines) - 1 == len(reg.all()) + len(reg.metrics)
+    assert rows["fertility"] == ["fertility", "metric", "tokembed", tokembed.__version__, "tokembed.metrics.builtin"]
     assert len({line.index("tokenizer") for line in lines[1:] if " tokenizer " in line}) == 1
 
 
@@ -69,6 +71,37 @@ def test_plugins_json_and_kind_filter(capsys):
         "plugin": "char", "module": "tokembed.plugins.char.tokenizer", "class": "CharTokenizer",
     }
     assert {row["kind"] for row in data["components"]} == {"tokenizer"}
+
+
+def test_plugins_lists_the_metrics_with_their_distribution(fake_dists, capsys):
+    fake_dists.module("fake_cli_metric", """
+        from tokembed import hookimpl
+        from tokembed.metrics import Metric
+
+        class Longest(Metric):
+            name = "longest_token"
+
+        @hookimpl
+        def tokembed_register_metrics():
+            return [Longest]
+    """)
+    fake_dists.dist("fake-cli-metric", {"longest": "fake_cli_metric"}, version="2.1")
+    code, out, _ = run(["plugins", "--kind", "metric", "--json"], capsys)
+    assert code == 0
+    rows = json.loads(out)["components"]
+    assert {r["kind"] for r in rows} == {"metric"}
+    names = [r["name"] for r in rows]
+    assert names == sorted(names) and len(names) == len(tokembed.build_registry().metrics)
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["longest_token"] == {"name": "longest_token", "kind": "metric", "distribution": "fake-cli-metric",
+                                        "version": "2.1", "plugin": "longest", "module": "fake_cli_metric",
+                                        "class": "Longest"}
+    assert by_name["fertility"]["distribution"] == "tokembed" and by_name["fertility"]["plugin"] == "builtin_metrics"
+    code, out, _ = run(["plugins", "--kind", "metric"], capsys)
+    lines = out.splitlines()
+    assert lines[0].split() == ["name", "kind", "distribution", "version", "module"]
+    assert ["longest_token", "metric", "fake-cli-metric", "2.1", "fake_cli_metric"] in [x.split() for x in lines]
+    assert all(x.split()[1] == "metric" for x in lines[1:])
 
 
 def test_block_switch(capsys):

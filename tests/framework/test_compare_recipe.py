@@ -46,6 +46,7 @@ class FakeBPE(CharTokenizer):
     """Stands in for the BPE plugin's readers: records each call and returns a char tokenizer fitted on the file."""
 
     name: ClassVar[str] = "bpe"
+    load_formats: ClassVar[tuple[str, ...]] = ("tiktoken", "hf_json:BPE")
     calls: ClassVar[list] = []
 
     @classmethod
@@ -65,6 +66,7 @@ class FakeWordPiece(CharTokenizer):
     """Reads a vocab.txt (but has no ``from_hf_json``)."""
 
     name: ClassVar[str] = "wordpiece"
+    load_formats: ClassVar[tuple[str, ...]] = ("vocab_txt",)
     calls: ClassVar[list] = []
 
     @classmethod
@@ -432,12 +434,31 @@ def test_load_problems(files, fake_reg):
         return problems_of(head + "".join(f"    {s}\n" for s in stages), fake_reg, files)
 
     assert check("a: {load: wp.json}") == [
-        f"r.yaml:4:15: compare.tokenizers.a.load: tokenizer 'wordpiece' ({__name__}.FakeWordPiece) has no classmethod "
-        "from_hf_json(path, ...), so it cannot read a Hugging Face tokenizer.json with a WordPiece model"]
-    assert check("a: {load: uni.json}") == [
-        "r.yaml:4:15: compare.tokenizers.a.load: reading a Hugging Face tokenizer.json with a Unigram model needs the "
-        "tokenizer plugin 'unigram', which is not installed: unknown tokenizer 'unigram'. Available: bpe, char, typed, "
-        "word, wordpiece"]
+        "r.yaml:4:15: compare.tokenizers.a.load: no installed tokenizer reads a Hugging Face tokenizer.json with a "
+        "WordPiece model: none lists 'hf_json:WordPiece' in its load_formats (installed: bpe, char, typed, word, "
+        "wordpiece); install a plugin that does, or give type: to name a tokenizer whose class has from_hf_json()"]
+    assert check("a: {load: wp.json, type: wordpiece}") == [
+        f"r.yaml:4:30: compare.tokenizers.a.type: tokenizer 'wordpiece' ({__name__}.FakeWordPiece) has no "
+        "classmethod from_hf_json(path, ...), so it cannot read a Hugging Face tokenizer.json with a WordPiece model"]
+    assert check("a: {load: uni.json}")[0].startswith(
+        "r.yaml:4:15: compare.tokenizers.a.load: no installed tokenizer reads a Hugging Face tokenizer.json with a "
+        "Unigram model: none lists 'hf_json:Unigram'")
+    # GPT-2's pair is no longer bpe's by default: FakeBPE does not list vocab_merges
+    write(files / "vocab.json", "{}")
+    write(files / "merges.txt", "")
+    assert check("a: {load: {vocab: vocab.json, merges: merges.txt}}")[0].startswith(
+        "r.yaml:4:15: compare.tokenizers.a.load: no installed tokenizer reads a vocab.json and merges.txt pair: none "
+        "lists 'vocab_merges' in its load_formats")
+    # a file whose name says nothing is recognised by its content, or the message says what was not recognised
+    write(files / "model.bin", json.dumps({"model": {"type": "BPE"}}))
+    r = load_recipe_string(head + "    a: {load: model.bin}\n", base_dir=files, registry=fake_reg)
+    assert (r.compare.tokenizers[0].format, r.compare.tokenizers[0].type) == ("hf_json", "bpe")
+    write(files / "weights.bin", "\x00\x01binary")
+    assert check("a: {load: weights.bin}") == [
+        "r.yaml:4:15: compare.tokenizers.a.load: weights.bin: cannot tell how to read this file: its name ends in "
+        "none of .json, .tiktoken, .model, .txt, and it is not a JSON object; load: reads a saved tokenizer "
+        "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken BPE ranks (.tiktoken), a SentencePiece model "
+        "(.model), a WordPiece vocab.txt, or {vocab: vocab.json, merges: merges.txt}"]
     assert check("a: {load: bpe.json, colour: red}") == [
         "r.yaml:4:25: compare.tokenizers.a.colour: unknown parameter of bpe.from_hf_json(). Parameters: dropout"]
     assert check("a: {load: vocab.txt, type: word}") == [
@@ -457,8 +478,8 @@ def test_load_problems(files, fake_reg):
         "r.yaml:4:43: compare.tokenizers.a.vocab_size: expected int >= 1 or null, got 'big'"]
     assert check("a: {load: .}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: .: is a folder; load: names one tokenizer file (a saved tokenizer "
-        "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken ranks (*.tiktoken), a SentencePiece model "
-        "(*.model), a WordPiece vocab.txt, or {vocab: vocab.json, merges: merges.txt})"]
+        "(*.tokembed.json), a Hugging Face tokenizer.json, tiktoken BPE ranks (.tiktoken), a SentencePiece model "
+        "(.model), a WordPiece vocab.txt, or {vocab: vocab.json, merges: merges.txt})"]
     assert check("a: {load: {dataset: gpt2_ranks, path: x}}") == [
         "r.yaml:4:15: compare.tokenizers.a.load: expected a file path, {path: FILE} or {dataset: NAME} (a fetched "
         "tokenizer file), got a mapping with dataset, path"]
@@ -467,8 +488,67 @@ def test_load_problems(files, fake_reg):
 def test_load_needs_the_plugin_that_reads_the_format(files, reg):
     text = "compare:\n  corpora: {x: {builtin: moby-dick}}\n  tokenizers:\n    a: {load: ranks.tiktoken}\n"
     assert problems_of(text, reg, files) == [
-        "r.yaml:4:15: compare.tokenizers.a.load: reading tiktoken BPE ranks (.tiktoken) needs the tokenizer plugin "
-        "'bpe', which is not installed: unknown tokenizer 'bpe'. Available: char, typed, word"]
+        "r.yaml:4:15: compare.tokenizers.a.load: no installed tokenizer reads tiktoken BPE ranks (.tiktoken): none "
+        "lists 'tiktoken' in its load_formats (installed: char, typed, word); install a plugin that does, or give "
+        "type: to name a tokenizer whose class has from_tiktoken()"]
+
+
+class PairReader(CharTokenizer):
+    """A third party's tokenizer that reads GPT-2's pair and tiktoken ranks: a loader found from its load_formats."""
+
+    name: ClassVar[str] = "pairs"
+    load_formats: ClassVar[tuple[str, ...]] = ("vocab_merges", "tiktoken")
+
+    @classmethod
+    def from_vocab_merges(cls, vocab_json: str, merges_txt: str, **params: Any) -> "PairReader":
+        return cls(**params).fit([Path(vocab_json).read_text(encoding="utf-8")])
+
+    @classmethod
+    def from_tiktoken(cls, path: str) -> "PairReader":
+        return cls().fit(["t"])
+
+
+class Undeclared(CharTokenizer):
+    """Lists a format without its classmethod: a plugin bug, said as such."""
+
+    name: ClassVar[str] = "undeclared"
+    load_formats: ClassVar[tuple[str, ...]] = ("vocab_txt",)
+
+
+def test_a_third_party_tokenizer_is_a_loader_through_its_load_formats(files, monkeypatch):
+    monkeypatch.delenv("TOKEMBED_PLUGINS", raising=False)
+    write(files / "v.json", '{"xy": 0}')
+    write(files / "m.txt", "x y\n")
+    text = "compare:\n  corpora: {x: {builtin: moby-dick}}\n  tokenizers:\n    a: {load: %s}\n"
+    pair = "{vocab: v.json, merges: m.txt}"
+    r = load_recipe_string(text % pair, base_dir=files, registry=make_registry(PairReader))
+    a = r.compare.tokenizers[0]
+    assert (a.format, a.type, a.loader, a.cls, a.merges) == (
+        "vocab_merges", "pairs", "from_vocab_merges", PairReader, files / "m.txt")
+    assert set(r.kept["a"][0].get_vocab()) >= set('{"xy: 0}')  # the char tokenizer fitted on vocab.json's text
+    # two readers of one format: the recipe must choose, and type: does
+    two = make_registry(PairReader, FakeBPE)
+    assert problems_of(text % "ranks.tiktoken", two, files) == [
+        "r.yaml:4:15: compare.tokenizers.a.load: several installed tokenizers read tiktoken BPE ranks (.tiktoken) "
+        "(bpe, pairs): give type: to choose one"]
+    r = load_recipe_string(text % "ranks.tiktoken, type: pairs", base_dir=files, registry=two)
+    assert r.compare.tokenizers[0].cls is PairReader
+    assert problems_of(text % "vocab.txt", make_registry(Undeclared), files) == [
+        f"r.yaml:4:15: compare.tokenizers.a.load: tokenizer 'undeclared' ({__name__}.Undeclared) has no classmethod "
+        "from_vocab_file(path, ...), so it cannot read a WordPiece vocab.txt (its load_formats lists it: a plugin bug)"]
+
+
+def test_the_built_in_readers_are_found_from_their_load_formats():
+    from tokembed.export import LOAD_FORMATS, readers_of
+
+    classes = {n: tokembed.build_registry().get("tokenizer", n) for n in ("bpe", "wordpiece", "unigram", "word")}
+    found = {key: readers_of(classes, key) for key in [*LOAD_FORMATS, "hf_json:BPE", "hf_json:WordPiece",
+                                                        "hf_json:Unigram"] if key != "hf_json"}
+    assert found == {"tiktoken": ["bpe"], "sentencepiece": ["unigram"], "vocab_txt": ["wordpiece"],
+                     "vocab_merges": ["bpe"], "hf_json:BPE": ["bpe"], "hf_json:WordPiece": ["wordpiece"],
+                     "hf_json:Unigram": ["unigram"]}
+    for name, cls in classes.items():  # every format a class lists has its classmethod
+        assert all(callable(getattr(cls, LOAD_FORMATS[k.partition(":")[0]].method, None)) for k in cls.load_formats)
 
 
 def test_load_dataset_is_a_tokenizer_file(files, fake_reg, monkeypatch):

@@ -71,7 +71,7 @@ def test_parametrize_with_checks_ids():
     ids = [p.id for p in mark.args[1]]
     assert ids[0] == "tokenizer:char-check_name_and_kind"
     assert "tokenizer:char-check_allowed_special" in ids
-    assert len(ids) == len(list(iter_checks(CharTokenizer))) == 15
+    assert len(ids) == len(list(iter_checks(CharTokenizer))) == 16
 
 
 def test_checks_per_kind():

@@ -470,3 +470,15 @@ def test_nearest_past_the_end_fails_before_any_vectorizer_is_fitted_on_the_engin
     assert len(parts) >= 4 and parts[0]["source"] == f"{corpus}, bytes 0-{corpus.stat().st_size // len(parts)}"
     timings = json.loads((tmp_path / "b" / "timings.json").read_text())["fit vectorizer bow"]
     assert timings["transform_seconds"] > 0 and timings["MB_per_s"] > 0
+
+
+def test_a_failed_task_keeps_its_error_class_and_attributes():
+    from tokembed.engine.base import failure
+    from tokembed.errors import EngineError, ParameterError
+
+    err = failure(ParameterError("glove", "x_max", "must be > 0, got -1"), "a.txt bytes 0-99")
+    # rebuilt from its message, a ParameterError would have failed (three arguments) and become an EngineError
+    assert type(err) is ParameterError and (err.component, err.param) == ("glove", "x_max")
+    assert str(err) == "a.txt bytes 0-99: glove: x_max must be > 0, got -1"
+    other = failure(ValueError("boom"), "a.txt bytes 0-99")
+    assert type(other) is EngineError and str(other) == "a.txt bytes 0-99: ValueError: boom"

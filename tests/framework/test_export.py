@@ -173,7 +173,8 @@ def test_run_no_metrics_trains_and_writes_without_measuring(tmp_path, capsys):
 
 
 def test_run_says_when_metrics_took_most_of_its_time(tmp_path):
-    from tokembed.runner import RunResult, summary_table
+    from tokembed.runner import RunResult
+    from tokembed.tables import summary_table
 
     result = RunResult(tmp_path)
     # 30.8 s of metrics against 2.0 s of training (issue 24's 16k byte-level BPE run): more than half the run

@@ -61,3 +61,16 @@ def test_fasttext_mode_asks_the_vectors_for_the_whole_word_first(chars):
     assert np.allclose(out.vectors["ta"], [0.0, 0.5, 0.5])  # no model vector: the mean of t and a
     with pytest.raises(TokembedError, match="compose must be one of mean, sum, fasttext"):
         compose_word_vectors(chars, kv, ["cat"], "max")
+
+
+def test_the_evaluation_table_puts_the_pool_first_and_restricts_analogies_to_it(chars):
+    from tokembed.pieces import evaluation_table
+
+    kv = KeyedVectors.from_arrays(["c", "a", "t", "d"], np.array([[1, 0], [0, 2], [3, 4], [9, 9]], np.float32))
+    # pool "at" -> mean of a (0, 2) and t (3, 4) = (1.5, 3); evaluation word "cat" (4/3, 2) is outside the pool
+    table, composed, restrict = evaluation_table(chars, kv, ["cat"], ["at"])
+    assert table.index_to_key == ["at", "cat"] and restrict == 1 and composed.covered == 1
+    assert np.allclose(table["at"], [1.5, 3.0]) and np.allclose(table["cat"], [4 / 3, 2.0])
+    # no pool word gets a vector ("zz": unknown pieces): no restriction, only the evaluation words
+    table, _, restrict = evaluation_table(chars, kv, ["cat"], ["zz"])
+    assert table.index_to_key == ["cat"] and restrict is None

@@ -381,3 +381,27 @@ def test_a_failed_comparison_leaves_the_output_folder_as_it_was(workdir, capsys)
     assert "cmp.yaml:5:10: compare.tokenizers.bad: word: the corpus holds no word" in err
     assert _files(workdir / "out") == {".tokembed-run": marker.encode(), "earlier.txt": b"kept"}
     assert "char.tokembed.json" in _files(workdir / "out.incomplete")
+
+
+def test_run_takes_q_as_compare_does(workdir, capsys, monkeypatch):
+    import tokembed.runner as runner
+
+    seen = []
+
+    def spy(iterable, desc, quiet):  # the progress bars' switch, recorded
+        seen.append(quiet)
+        return iterable
+
+    monkeypatch.setattr(runner, "progress", spy)
+    (workdir / "one.yaml").write_text("corpus: {path: small.txt}\ntokenizers:\n  char: {type: char}\n",
+                                      encoding="utf-8")
+    assert main(["run", "one.yaml", "--out", "q", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert seen and all(seen)  # every bar off
+    assert out.splitlines()[0].split() == ["tokenizer", "type", "vocab", "tokens", "chars/token", "fertility",
+                                           "unk", "rate", "round", "trip", "eval", "MB/s"]  # the summary still printed
+    assert out.rstrip().endswith("run folder: q")
+    seen.clear()
+    assert main(["run", "one.yaml", "--out", "r", "--quiet"]) == 0 and all(seen)
+    seen.clear()
+    assert main(["run", "one.yaml", "--out", "s"]) == 0 and seen and not any(seen)

@@ -149,7 +149,11 @@ def test_a_vectorizer_pipeline_runs_step_after_step_and_writes_each_matrix(tiny,
             - {type: tiny-counts, scale: 2.0}
             - {type: tiny-dense, n_components: 3}
         """)
-    result = run_recipe(path, out=tmp_path / "out", registry=reg, quiet=True)
+    from tokembed.similarity import ZeroRowWarning
+
+    # the last step keeps 3 columns (<pad>, <unk>, "the"): line 3 has no "the", so its row is all zero
+    with pytest.warns(ZeroRowWarning, match=r"1 of 4 rows are all zero \(rows 3\)"):
+        result = run_recipe(path, out=tmp_path / "out", registry=reg, quiet=True)
     out = tmp_path / "out"
     counts = scipy.sparse.load_npz(out / "tiny-counts.npz")
     # 4 non-empty lines; the word tokenizer's vocabulary has <pad>, <unk>, then the words by frequency
@@ -171,6 +175,8 @@ def test_a_vectorizer_pipeline_runs_step_after_step_and_writes_each_matrix(tiny,
     near = result.neighbours["vectorizers"]
     assert near["document"] == 0 and len(near["nearest"]) == 3  # every other document, the most similar first
     assert [n["cosine"] for n in near["nearest"]] == sorted((n["cosine"] for n in near["nearest"]), reverse=True)
+    assert {n["document"]: n["cosine"] for n in near["nearest"]}[3] == 0.0  # the zero row: cosine 0, not NaN
+    assert dense[3].tolist() == [0.0, 0.0, 0.0]
 
 
 def test_the_pipeline_reads_paragraphs_when_asked_and_can_skip_saving_matrices(tiny, tmp_path):

@@ -99,7 +99,7 @@ def test_expand_words_equals_python(bytes_):
 def test_word_counts_equal_counter_of_split_pieces(pre, norm):
     docs = moby_text()[:30_000].split("\n\n") + UNICODE_TEXTS + ["x\ud800y", "\ud83d\ude00"]
     n, p = build_normalizer(norm), build_pre_tokenizer(pre)
-    from tokembed.plugins.bpe.bytelevel import repair_surrogates
+    from tokembed.text import repair_surrogates
 
     expect = Counter(piece for d in docs for piece, _ in p.pre_tokenize(n.normalize_str(repair_surrogates(d)
                                                                                            .normalized)))

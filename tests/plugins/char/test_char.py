@@ -28,10 +28,14 @@ def test_vocabulary_order_most_frequent_first_ties_by_code_point():
     assert tok.encode("abracadabra").ids.tolist() == [2, 3, 4, 2, 5, 2, 6, 2, 3, 4, 2]
 
 
-def test_counts_add_up_over_documents_and_a_str_corpus_is_one_document():
+def test_counts_add_up_over_documents_and_one_str_is_refused():
     # "ba" + "b" + "ccc": b=2, c=3, a=1 -> c, b, a
     assert vocab_list(CharTokenizer(pad_token=None, unk_token=None).fit(iter(["ba", "b", "ccc"]))) == ["c", "b", "a"]
-    assert vocab_list(CharTokenizer(pad_token=None, unk_token=None).fit("abb")) == ["b", "a"]
+    assert vocab_list(CharTokenizer(pad_token=None, unk_token=None).fit(["abb"])) == ["b", "a"]
+    # one str is not a corpus of one document: every tokenizer refuses it with the fix (issue 25)
+    with pytest.raises(TokembedError, match=r"char: fit expects an iterable of documents, got one str; wrap it in a "
+                                            r"list"):
+        CharTokenizer().fit("abb")
 
 
 def test_ties_by_code_point_not_by_first_appearance():
@@ -170,7 +174,7 @@ def test_round_trip_of_any_text_whose_characters_are_in_the_vocabulary(text):
 
 
 # -- errors ---------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("corpus", [[], [""], ["", ""], "", iter([])])
+@pytest.mark.parametrize("corpus", [[], [""], ["", ""], iter([])])
 def test_empty_corpus_is_a_corpus_error(corpus):
     with pytest.raises(CorpusError, match="char: the corpus is empty"):
         CharTokenizer().fit(corpus)
