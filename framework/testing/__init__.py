@@ -48,7 +48,9 @@ A component class may define three optional classmethods (all private: they are 
     must be given here). Default ``{}``.
 ``_contract_fit_data() -> object``
     What ``fit`` receives. Default: tokenizers get :func:`sample_corpus` (paragraphs of the bundled Moby Dick
-    sample); vectorizers and embedders get the same paragraphs split on whitespace (``list[list[str]]``).
+    sample); vectorizers and embedders get the same paragraphs split on whitespace (``list[list[str]]``). The
+    sequence checks also fit them on :func:`contract_sequences` (a real tokenizer's ``TokenSequences``), whatever
+    this hook returns.
 ``_contract_inputs() -> object``
     What the fitted component is applied to when outputs are compared. Default: tokenizers get
     :func:`sample_texts` (each text is encoded and decoded); vectorizers get their fit data (passed whole to
