@@ -35,3 +35,19 @@ def test_values_by_hand(word):
     got = tokenizer_metrics(word, ["Call me Ishmael.", "the  sea"], metrics=[MeanTokenLength])
     assert got["mean_token_length"] == pytest.approx(20 / 6)
     assert tokenizer_metrics(word, ["", "   "], metrics=[MeanTokenLength])["mean_token_length"] is None
+
+
+def test_both_paths_add_the_same_spans(word):
+    # the array path sees the spans of a whole chunk at once; here a stand-in chunk of the two documents above
+    import types
+
+    import numpy as np
+
+    docs = ["Call me Ishmael.", "the  sea"]
+    by_document = MeanTokenLength(word)
+    for doc in docs:
+        by_document.update(doc, word.encode(doc, add_special_tokens=False))
+    spans = np.concatenate([word.encode(d, add_special_tokens=False).offsets for d in docs])
+    by_chunk = MeanTokenLength(word)
+    by_chunk.update_chunk(types.SimpleNamespace(spans=spans))
+    assert by_chunk.covered == by_document.covered == 20

@@ -1,6 +1,8 @@
 """The ``mean_token_length`` metric: how many characters of the text a token covers, on average.
 
-Written against the per-document metric contract (``update(doc, encoding)``, :class:`tokembed.metrics.Metric`).
+It implements both paths of :class:`tokembed.metrics.Metric`: ``update_chunk(chunk)``, the array path (a chunk of
+documents as flat arrays: ``chunk.spans`` holds every token's ``[start, end)``), which a tokembed that has it
+prefers, and ``update(doc, encoding)``, the per-document path of earlier versions. Both add the same spans.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ class MeanTokenLength(Metric):
         super().__init__(tokenizer)
         self.covered = 0
 
+    def update_chunk(self, chunk: Any) -> None:
+        self.covered += int((chunk.spans[:, 1] - chunk.spans[:, 0]).sum())
+
     def update(self, doc: str, encoding: Any) -> None:
-        spans = encoding.offsets
-        self.covered += int((spans[:, 1] - spans[:, 0]).sum()) if len(spans) else 0
+        self.covered += int((encoding.offsets[:, 1] - encoding.offsets[:, 0]).sum())
 
     def result(self, stats: PassStats) -> float | None:
         return self.covered / stats.tokens if stats.tokens else None
