@@ -27,8 +27,11 @@ $(VENV)/.run-installed: $(BIN)/python pyproject.toml setup.py constraints.txt
 	$(PIP) -e '.[torch,report]'
 	touch $@
 
-$(VENV)/.test-installed: $(BIN)/python pyproject.toml setup.py constraints.txt examples/tokembed-reverse/pyproject.toml
-	$(PIP) -e '.[test,torch,report]' -e examples/tokembed-reverse
+# the example plugins, one per kind, each its own distribution: the suite runs the contract over them
+EXAMPLES := tokembed-reverse tokembed-bm25 tokembed-ppmi tokembed-toklen
+
+$(VENV)/.test-installed: $(BIN)/python pyproject.toml setup.py constraints.txt $(EXAMPLES:%=examples/%/pyproject.toml)
+	$(PIP) -e '.[test,torch,report]' $(EXAMPLES:%=-e examples/%)
 	touch $@
 
 clean:

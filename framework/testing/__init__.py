@@ -34,7 +34,10 @@ instances, and raises ``AssertionError`` with a message naming the component and
 - tokenizers: ``Encoding`` shapes and dtypes, offsets inside the text, ``encode_batch``, the vocabulary is a
   bijection onto ``range(get_vocab_size())``, ``fit`` streams a one-shot iterator, ``allowed_special``;
 - vectorizers: ``transform`` gives the rows ``output_rows`` promises and one column per ``get_feature_names_out()``
-  name; ``fit_transform`` equals ``fit`` then ``transform``.
+  name; ``fit_transform`` equals ``fit`` then ``transform``; fitted on a real tokenizer's ``TokenSequences``
+  (:func:`contract_sequences`), one that reads documents learns what it learns from the same token lists;
+- embedders that fit on tokens: fitted on those ``TokenSequences``, ``wv_`` is a ``KeyedVectors`` keyed by tokens
+  of the sequences, with finite rows, and survives save and load.
 
 What the suite feeds a component
 --------------------------------
@@ -45,7 +48,9 @@ A component class may define three optional classmethods (all private: they are 
     must be given here). Default ``{}``.
 ``_contract_fit_data() -> object``
     What ``fit`` receives. Default: tokenizers get :func:`sample_corpus` (paragraphs of the bundled Moby Dick
-    sample); vectorizers and embedders get the same paragraphs split on whitespace (``list[list[str]]``).
+    sample); vectorizers and embedders get the same paragraphs split on whitespace (``list[list[str]]``). The
+    sequence checks also fit them on :func:`contract_sequences` (a real tokenizer's ``TokenSequences``), whatever
+    this hook returns.
 ``_contract_inputs() -> object``
     What the fitted component is applied to when outputs are compared. Default: tokenizers get
     :func:`sample_texts` (each text is encoded and decoded); vectorizers get their fit data (passed whole to
@@ -54,7 +59,8 @@ A component class may define three optional classmethods (all private: they are 
 
 ``fit_data`` / ``inputs`` passed to a check override these hooks.
 
-The package: :mod:`~tokembed.testing.checks` (the checks), :mod:`~tokembed.testing.suite` (running them,
+The package: :mod:`~tokembed.testing.checks` (the checks), :mod:`~tokembed.testing.sequences_checks` (the checks
+on a tokenizer's ``TokenSequences``), :mod:`~tokembed.testing.suite` (running them,
 listing the registered components), :mod:`~tokembed.testing.samples` (the texts), and
 :mod:`~tokembed.testing.metrics` (:func:`check_metric`, the same idea for tokenizer metrics). It imports neither
 pytest (only :func:`parametrize_with_checks` does, when called) nor numba.
@@ -77,6 +83,7 @@ from .checks import (
     check_vectorizer_output,
 )
 from .protocol import check_param_constraints, check_sklearn_protocol
+from .sequences_checks import check_embedder_word_vectors, check_vectorizer_token_sequences, contract_sequences
 from ._support import component_id, contract_fit_data, contract_inputs, contract_params
 from .metrics import check_metric
 from .samples import sample_corpus, sample_texts
@@ -110,4 +117,7 @@ __all__ = [
     "check_tokenizer_streams_corpus",
     "check_allowed_special",
     "check_vectorizer_output",
+    "check_vectorizer_token_sequences",
+    "check_embedder_word_vectors",
+    "contract_sequences",
 ]

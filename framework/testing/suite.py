@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from . import checks as _c
 from . import protocol as _p
+from . import sequences_checks as _s
 from ._support import _materialise, _who, component_id
 
 Check = Callable[..., None]
@@ -55,6 +56,9 @@ def iter_checks(cls: type) -> Iterator[Check]:
         yield _c.check_allowed_special
     elif kind == "vectorizer":
         yield _c.check_vectorizer_output
+        yield _s.check_vectorizer_token_sequences
+    elif kind == "embedder":
+        yield _s.check_embedder_word_vectors
 
 
 def check_component(cls: type, fit_data: Any = None, inputs: Any = None) -> None:

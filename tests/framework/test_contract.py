@@ -19,6 +19,8 @@ import tokembed
 from tokembed import Embedder, Vectorizer
 from tokembed.errors import TokembedError
 from tokembed.plugins.char.tokenizer import CharTokenizer
+from tokembed.keyedvectors import KeyedVectors
+from tokembed.sequences import as_token_sequences
 from tokembed.testing import (
     check_allowed_special,
     check_component,
@@ -76,8 +78,8 @@ def test_parametrize_with_checks_ids():
 
 def test_checks_per_kind():
     common = 11  # check_partial_counts included: it passes by itself for a component without partial counts
-    assert len(list(iter_checks(CountToy))) == common + 1
-    assert len(list(iter_checks(RandomVectorsToy))) == common
+    assert len(list(iter_checks(CountToy))) == common + 2  # output, then TokenSequences
+    assert len(list(iter_checks(RandomVectorsToy))) == common + 1  # wv_ from TokenSequences
     assert check_vectorizer_output in iter_checks(CountToy)
     assert check_allowed_special not in iter_checks(CountToy)
 
@@ -118,7 +120,8 @@ def test_default_fit_data_and_inputs_per_kind():
 
 # -- correct toys of the kinds nothing built in covers yet ------------------------------------------------------
 class CountToy(Vectorizer):
-    """Token counts per document over a sorted vocabulary; sparse output."""
+    """Token counts per document over a sorted vocabulary; sparse output. Reads ``TokenSequences`` (a recipe's
+    input) and token lists alike, through ``as_token_sequences``."""
 
     name = "count-toy"
 
@@ -126,6 +129,7 @@ class CountToy(Vectorizer):
         self.min_count = min_count
 
     def fit(self, X, y=None):
+        X = as_token_sequences(X).to_tokens()
         counts = Counter(t for doc in X for t in doc)
         keys = sorted(t for t, n in counts.items() if n >= self.min_count)
         self.vocabulary_ = {t: i for i, t in enumerate(keys)}
@@ -133,6 +137,7 @@ class CountToy(Vectorizer):
 
     def transform(self, X):
         self._check_is_fitted()
+        X = as_token_sequences(X).to_tokens()
         out = np.zeros((len(X), len(self.vocabulary_)))
         for r, doc in enumerate(X):
             for t in doc:
@@ -152,7 +157,8 @@ class CountToy(Vectorizer):
 
 
 class RandomVectorsToy(Embedder):
-    """A seeded random float32 vector per word; ``embed(words)`` -> (n, vector_size)."""
+    """A seeded random float32 vector per word, as ``wv_`` (KeyedVectors by token string); ``embed(words)`` ->
+    (n, vector_size)."""
 
     name = "random-toy"
 
@@ -164,8 +170,9 @@ class RandomVectorsToy(Embedder):
         return np.random.default_rng(self.seed)
 
     def fit(self, X, y=None):
-        self.index_to_key_ = sorted({t for doc in X for t in doc})
+        self.index_to_key_ = sorted({t for doc in as_token_sequences(X).to_tokens() for t in doc})
         self.vectors_ = self._rng().standard_normal((len(self.index_to_key_), self.vector_size)).astype(np.float32)
+        self.wv_ = KeyedVectors.from_arrays(self.index_to_key_, self.vectors_)
         return self
 
     def embed(self, words):
@@ -183,6 +190,7 @@ class RandomVectorsToy(Embedder):
     def _set_state(self, state):
         self.index_to_key_ = list(state["keys"])
         self.vectors_ = np.asarray(state["vectors"], dtype=np.float32)
+        self.wv_ = KeyedVectors.from_arrays(self.index_to_key_, self.vectors_)
 
 
 class NoInputsEmbedderToy(RandomVectorsToy):
@@ -216,6 +224,7 @@ class MatrixInputToy(CountToy):
     """Fits on a dense matrix only (as truncated SVD would); provides its data through the hook."""
 
     name = "matrix-toy"
+    input_kind = "matrix"
 
     def fit(self, X, y=None):
         if not isinstance(X, np.ndarray):

@@ -115,7 +115,13 @@ def test_the_docs_check_fails_when_a_hook_or_argument_is_missing():
 # -- the guide's examples run ---------------------------------------------------------------------------------------
 def code_blocks(text: str) -> list[tuple[str, str]]:
     """``(language, code)`` of every fenced block, in order."""
-    return [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.MULTILINE | re.DOTALL)]
+    return [(lang, code) for lang, code, _ in located_blocks(text)]
+
+
+def located_blocks(text: str) -> list[tuple[str, str, int]]:
+    """``(language, code, line)`` of every fenced block, ``line`` the 1-based line of its first code line."""
+    return [(m.group(1), m.group(2), text.count("\n", 0, m.start(2)) + 1)
+            for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.MULTILINE | re.DOTALL)]
 
 
 def test_the_guide_has_runnable_examples():
@@ -127,14 +133,18 @@ def test_the_guide_has_runnable_examples():
 
 
 def test_the_guide_examples_run(tmp_path, monkeypatch):
-    """``# file: PATH`` blocks are written under tmp_path (put on sys.path); the other Python blocks run in order."""
+    """Every Python block of the guide runs: ``# file: PATH`` blocks are written under tmp_path (put on sys.path),
+    the other blocks run in order in one namespace, each written module must have been imported by them, and each
+    written ``tests/`` file runs under pytest."""
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TOKEMBED_PLUGINS", raising=False)
     written: list[str] = []
+    files: list[str] = []
+    imported: set[str] = set()
     namespace: dict = {"__name__": "plugins_md"}
     try:
-        for lang, code in code_blocks(GUIDE.read_text(encoding="utf-8")):
+        for lang, code, line in located_blocks(GUIDE.read_text(encoding="utf-8")):
             if lang != "python":
                 continue
             if code.startswith("# file: "):
@@ -143,23 +153,31 @@ def test_the_guide_examples_run(tmp_path, monkeypatch):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(code, encoding="utf-8")
                 written.append(rel.split("/")[0].removesuffix(".py"))
+                files.append(rel)
                 continue
-            exec(compile(code, f"{GUIDE}:<python block>", "exec"), namespace)
+            # padded so that a traceback gives the guide's own line numbers
+            exec(compile("\n" * (line - 1) + code, str(GUIDE), "exec"), namespace)
+        imported = {name for name in sys.modules if name.split(".")[0] in written}
     finally:
         for name in list(sys.modules):
             if name.split(".")[0] in written:
                 del sys.modules[name]
+    tests = [rel for rel in files if rel.startswith("tests/")]
+    modules = {rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for rel in files} - {
+        rel.removesuffix(".py").replace("/", ".") for rel in tests}
+    assert tests and modules and modules <= imported, f"blocks written but never run: {sorted(modules - imported)}"
     # "the whale, the whale" in chunks of 3: "the", " wh", "ale", ", t", "he ", "wha", "le" (7) plus "<unk>"
     assert "Chunk" in namespace and namespace["tok"].get_vocab_size() == 8
+    # a worked example per kind, each put through its contract check inside its block
+    assert {"Presence", "NextWordCounts", "MeanTokenLength"} <= set(namespace)
     # the test file of the guide, copied into a plugin's tests, runs under pytest as it is
     import os
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("TOKEMBED_PLUGINS", None)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/test_chunk_contract.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
 
@@ -184,6 +202,25 @@ def test_the_guide_examples_run(tmp_path, monkeypatch):
     "registered_components",
     "[project.entry-points.tokembed]",
     "examples/tokembed-reverse",
+    "examples/tokembed-bm25",
+    "examples/tokembed-ppmi",
+    "examples/tokembed-toklen",
+    "TokenSequences",
+    "special_ids",
+    "as_token_sequences",
+    "wv_",
+    "KeyedVectors",
+    "param_constraints",
+    "ParameterError(component, param, problem)",
+    "_validate_params",
+    "fit(X, y=None)",
+    "reads_text",
+    "input_kind",
+    "output_rows",
+    "fits_on_tokens",
+    "path_params",
+    "check_vectorizer_token_sequences",
+    "check_embedder_word_vectors",
 ])
 def test_the_guide_covers(snippet):
     assert snippet in GUIDE.read_text(encoding="utf-8")
