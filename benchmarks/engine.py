@@ -205,6 +205,5 @@ def engine_metrics() -> Case:
         return f"{len(a)} values identical ({a['documents']:,} documents, {a['tokens']:,} tokens)"
 
     return Case(ours=ours, reference=reference, check=check, work_bytes=path.stat().st_size,
-                notes="The metrics pass is mostly Python per document (round trips, word spans, the encodings' "
-                      "lists), so one client process uses one core; the cluster's two worker processes measure "
-                      "two partitions at a time. The merge (sums and id counts) is a small part.")
+                notes="The client measures its chunks on its default threads; the cluster's two worker processes "
+                      "measure two partitions at a time. The merge (sums and id counts) is a small part.")
