@@ -24,6 +24,7 @@ KERNELS = {
     "tokembed.plugins.unigram._kernels": ["build_double_array"],
     "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
     "tokembed.plugins.unigram._kernels_segment": ["nbest", "sample_path"],
+    "tokembed.plugins.unigram._kernels_decode": ["decode_pieces", "utf8_valid"],
     "tokembed.plugins.unigram._kernels_train": ["build_piece_table", "count_substrings", "e_step",
                                                 "piece_alternatives", "viterbi_counts"],
 }
@@ -102,6 +103,7 @@ for kwargs in ({}, {"byte_fallback": True, "split_digits": True, "normalization_
     uni.sample_encode(docs[0], nbest_size=-1)
     uni.sample_encode(docs[0], nbest_size=3)
     uni.decode(uni.encode(docs[0]).ids)
+    uni.decode_batch([uni.encode(d).ids for d in docs[:3]] + [[]], skip_special_tokens=True)
 
 out = {}
 for name in KERNELS:
