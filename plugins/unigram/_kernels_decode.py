@@ -10,7 +10,7 @@ from numba import njit
 _UNKNOWN, _CONTROL, _BYTE = 2, 3, 6
 
 
-@njit(cache=True)
+@njit  # a helper: compiled into the kernel that calls it
 def utf8_valid(buf, start, end):
     """Whether ``buf[start:end]`` (uint8) is strict UTF-8 as Python's ``bytes.decode("utf-8")`` accepts it
     (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF)."""
@@ -77,7 +77,7 @@ def decode_pieces(ids, indptr, types, byte_values, data, offsets, n_pieces, star
                 pos += 1
                 continue
             if pending >= 0:
-                if not utf8_valid(out, pending, pos):
+                if not utf8_valid(out, np.int64(pending), np.int64(pos)):
                     fallback[d] = True
                 pending = -1
             if seen or pos > bounds[d]:
@@ -98,7 +98,7 @@ def decode_pieces(ids, indptr, types, byte_values, data, offsets, n_pieces, star
             for j in range(offsets[k], offsets[k + 1]):
                 out[pos] = data[j]
                 pos += 1
-        if pending >= 0 and not utf8_valid(out, pending, pos):
+        if pending >= 0 and not utf8_valid(out, np.int64(pending), np.int64(pos)):
             fallback[d] = True
     bounds[n_docs] = pos
     return pos

@@ -24,7 +24,7 @@ KERNELS = {
     "tokembed.plugins.unigram._kernels": ["build_double_array"],
     "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
     "tokembed.plugins.unigram._kernels_segment": ["nbest", "sample_path"],
-    "tokembed.plugins.unigram._kernels_decode": ["decode_pieces", "utf8_valid"],
+    "tokembed.plugins.unigram._kernels_decode": ["decode_pieces"],
     "tokembed.plugins.unigram._kernels_train": ["build_piece_table", "count_substrings", "e_step",
                                                 "piece_alternatives", "viterbi_counts"],
 }
