@@ -194,7 +194,8 @@ class VocabTokenizer(Tokenizer):
         from .decoding import VariantTable
 
         cached = getattr(self, "_decode_cache", None)
-        if cached is None or cached[0] is not self._itos:
+        if cached is None or cached[0] is not getattr(self, "_itos", None):
+            self._check_is_fitted()
             joiner = self.decode_joiner
             tokens = self._itos.tolist()
             table = (VariantTable.from_strings(tokens, lambda i, tok, first: tok if first else joiner + tok, 2)
@@ -209,11 +210,10 @@ class VocabTokenizer(Tokenizer):
         Raises
         ------
         TokembedError
-            If ``id`` is outside ``[0, get_vocab_size())``."""
-        from .decoding import ONLY
-
-        self._check_is_fitted()
-        return self._decode_table().entry(int(check_token_ids([id], len(self._itos), self.name)[0]), ONLY)
+            If ``id`` is outside ``[0, get_vocab_size())``.
+        NotFittedError
+            Before ``fit``."""
+        return self._decode_table().token_entry(id, self.name)  # checks fitted and the id, per id no more
 
     def get_vocab(self) -> dict[str, int]:
         self._check_is_fitted()

@@ -422,11 +422,10 @@ class BPETokenizer(Tokenizer):
         TokembedError
             If ``id`` is outside ``[0, get_vocab_size())``.
         """
-        from tokembed.decoding import ONLY
-
-        self._check_is_fitted()
-        model = self._model
-        return model.decode_table().entry(int(model.check_ids([id])[0]), ONLY)
+        model = getattr(self, "_model", None)
+        if model is None:
+            self._check_is_fitted()
+        return model.decode_table().token_entry(id, "bpe")
 
     # -- vocabulary -----------------------------------------------------------------------------------------------
     def get_vocab(self) -> dict[str, int]:

@@ -365,10 +365,23 @@ class SentencePieceModel:
 
     def token_bytes(self, id: int) -> bytes:
         """The raw byte of a byte piece, else the UTF-8 of ``decode([id])`` (lone surrogates kept)."""
-        i = int(self.check_ids([id])[0])
-        if self.types[i] == P.PIECE_BYTE:
-            return bytes([int(self.pieces[i][3:5], 16)])
-        return self.decode([i]).encode("utf-8", "surrogatepass")
+        from tokembed.decoding import FIRST, MIDDLE
+
+        table, byte_values, starts_space, unk, _ = self._decode_arrays()
+        n = len(self.pieces)
+        if not isinstance(id, (int, np.integer)) or isinstance(id, bool) or not 0 <= id < n:
+            id = self.check_ids([id])[0]  # raises for a bad id
+        i = int(id)
+        kind = self.types[i]
+        if kind == P.PIECE_BYTE:
+            return bytes([byte_values[i]])
+        if kind == P.PIECE_CONTROL:
+            return b""
+        if kind == P.PIECE_UNKNOWN:
+            return unk.tobytes()
+        norm = self.normalizer  # alone, a piece is first: the dummy prefix's "▁" is dropped as decode drops it
+        strip = (norm.add_dummy_prefix or norm.remove_extra_whitespaces) and starts_space[i]
+        return table.entry(i, FIRST if strip else MIDDLE)
 
     # -- files ----------------------------------------------------------------------------------------------------
     @classmethod

@@ -562,8 +562,10 @@ class UnigramTokenizer(Tokenizer):
         TokembedError
             If ``id`` is outside ``[0, get_vocab_size())``.
         """
-        self._check_is_fitted()
-        return self._model.token_bytes(id)
+        model = getattr(self, "_model", None)
+        if model is None:
+            self._check_is_fitted()
+        return model.token_bytes(id)
 
     def normalize(self, text: str) -> str:
         """The text as the model segments it: the rule applied, spaces as ``▁``, the dummy prefix added."""

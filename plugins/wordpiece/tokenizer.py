@@ -536,8 +536,9 @@ class WordPieceTokenizer(Tokenizer):
         from tokembed.decoding import VariantTable
 
         cached = getattr(self, "_decode_cache", None)
-        key = (self._itos, self.continuing_subword_prefix)
+        key = (getattr(self, "_itos", None), self.continuing_subword_prefix)
         if cached is None or cached[0] is not key[0] or cached[1] != key[1]:
+            self._check_is_fitted()
             table = VariantTable.from_strings(self._itos.tolist(), lambda i, tok, v: self._decoded_token(tok, v), 2)
             cached = self._decode_cache = (*key, table)
         return cached[2]
@@ -550,8 +551,7 @@ class WordPieceTokenizer(Tokenizer):
         ------
         TokembedError
             If ``id`` is outside ``[0, get_vocab_size())``."""
-        self._check_is_fitted()
-        return self._decode_table().entry(int(check_token_ids([id], len(self._itos), "wordpiece")[0]))
+        return self._decode_table().token_entry(id, "wordpiece")  # checks fitted and the id, per id no more
 
     # -- vocabulary -----------------------------------------------------------------------------------------------
     def get_vocab(self) -> dict[str, int]:

@@ -25,12 +25,14 @@ KERNELS = {
     "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
     "tokembed.plugins.unigram._kernels_segment": ["nbest", "sample_path"],
     "tokembed.plugins.unigram._kernels_decode": ["decode_pieces"],
+    "tokembed.decoding._kernels": ["gather_entries"],
     "tokembed.plugins.unigram._kernels_train": ["build_piece_table", "count_substrings", "e_step",
                                                 "piece_alternatives", "viterbi_counts"],
 }
 
 _PROGRAM = """
 import importlib, json, warnings
+import numpy as np
 warnings.simplefilter("ignore")
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
@@ -47,6 +49,8 @@ from tokembed.plugins.svd.vectorizer import TruncatedSVD
 from tokembed.plugins.unigram.tokenizer import UnigramTokenizer
 
 fast.warmup()
+from tokembed.decoding import warmup as decoding_warmup
+decoding_warmup()
 UnigramTokenizer.warmup()
 TfidfVectorizer.warmup()
 TruncatedSVD.warmup()
@@ -71,6 +75,8 @@ for byte_level in (False, True):
     tok.fit(docs)
     tok.encode(long_text)
     tok.encode_batch(docs[:4])
+    ids, lengths = tok.encode_ids(docs)
+    tok.decode_batch(np.split(ids, np.cumsum(lengths)[:-1]), skip_special_tokens=True)
 tok = BPETokenizer(vocab_size=120, dropout=0.1).fit(docs)
 tok.encode(long_text)
 for scoring in ("likelihood", "frequency"):

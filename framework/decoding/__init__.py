@@ -16,9 +16,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .components import check_token_ids
+from ..components import check_token_ids
 
-__all__ = ["VariantTable", "flatten_ids", "decode_table", "split_decode", "MIDDLE", "FIRST", "LAST", "ONLY"]
+__all__ = ["VariantTable", "flatten_ids", "decode_table", "split_decode", "warmup", "MIDDLE", "FIRST", "LAST",
+           "ONLY"]
 
 MIDDLE, FIRST, LAST, ONLY = 0, 1, 2, 3
 
@@ -51,6 +52,17 @@ class VariantTable:
             place &= FIRST
         k = place * self.vocab_size + id
         return self.data[self.offsets[k]:self.offsets[k + 1]].tobytes()
+
+    def token_entry(self, id: Any, name: str, place: int = ONLY) -> bytes:
+        """:meth:`entry` of one id given by a caller (``token_bytes``), checked as ``decode`` checks ids.
+
+        Raises
+        ------
+        TokembedError
+            If ``id`` is not an integer in ``[0, vocab_size)`` (the message of ``decode``)."""
+        if not isinstance(id, (int, np.integer)) or isinstance(id, bool) or not 0 <= id < self.vocab_size:
+            id = check_token_ids([id], self.vocab_size, name)[0]  # raises for a bad id; a good one passes
+        return self.entry(int(id), place)
 
     @classmethod
     def from_strings(cls, tokens: Sequence[str], write: Callable[[int, str, int], str] | None = None,
@@ -111,12 +123,12 @@ def places(indptr: np.ndarray, n_tokens: int) -> np.ndarray:
 
 def gather(table: VariantTable, keys: np.ndarray, indptr: np.ndarray) -> tuple[bytes, np.ndarray]:
     """The bytes of table entries ``keys`` concatenated, and each sequence's byte boundaries (int64)."""
-    starts = table.offsets[keys]
-    lengths = table.offsets[keys + 1] - starts
-    ends = np.zeros(keys.size + 1, np.int64)
-    np.cumsum(lengths, out=ends[1:])
-    source = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(starts - ends[:-1], lengths)
-    return table.data[source].tobytes(), ends[indptr]
+    from ._kernels import gather_entries
+
+    keys = np.ascontiguousarray(keys, np.int64)
+    out = np.empty(int((table.offsets[keys + 1] - table.offsets[keys]).sum()), np.uint8)
+    ends = gather_entries(table.data, table.offsets, keys, out)
+    return out.tobytes(), ends[indptr]
 
 
 def split_decode(buf: bytes, bounds: np.ndarray, errors: str, skip: np.ndarray | None = None) -> list[str | None]:
@@ -163,3 +175,9 @@ def decode_table(table: VariantTable, ids_list: Sequence[Any], name: str, skip: 
         keys = where * table.vocab_size + ids
     buf, bounds = gather(table, keys, indptr)
     return split_decode(buf, bounds, errors)
+
+
+def warmup() -> None:
+    """Compile (or load from Numba's cache) the gathering kernel, with the argument types of real calls."""
+    table = VariantTable.from_strings(["warm", " up"], lambda i, tok, v: tok, 2)
+    decode_table(table, [np.array([0, 1, 1], np.int32), [0]], "warmup")
