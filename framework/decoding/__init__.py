@@ -3,7 +3,7 @@
 A tokenizer whose decoder writes each token as a string that depends only on the token and on its place in the
 sequence (first, last, in between) describes the decoder as a table: for each id and each place, the UTF-8 bytes
 it writes (:class:`VariantTable`). :func:`decode_table` then gathers the bytes of every token of every sequence in
-one NumPy pass and decodes each sequence's bytes once. Python work is per sequence, never per token.
+one Numba pass and decodes each sequence's bytes once. Python work is per sequence, never per token.
 
 Places (the ``variant`` index of a table): ``MIDDLE`` (0) neither first nor last, ``FIRST`` (1), ``LAST`` (2),
 ``ONLY`` (3) both first and last, counted after special tokens are removed when ``skip_special_tokens``.

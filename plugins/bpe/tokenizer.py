@@ -402,8 +402,8 @@ class BPETokenizer(Tokenizer):
     def decode_batch(self, ids_list: Sequence[Sequence[int] | np.ndarray], skip_special_tokens: bool = False
                      ) -> list[str]:
         """``[decode(ids, skip_special_tokens) for ids in ids_list]`` in one array pass: a table of each token's
-        bytes (byte level) or of what it writes first, last or in between (character level), gathered with NumPy
-        (:func:`tokembed.decoding.decode_table`); Python work per sequence, none per token.
+        bytes (byte level) or of what it writes first, last or in between (character level), gathered by a Numba
+        kernel (:func:`tokembed.decoding.decode_table`); Python work per sequence, none per token.
 
         Raises
         ------
