@@ -125,9 +125,7 @@ def gather(table: VariantTable, keys: np.ndarray, indptr: np.ndarray) -> tuple[b
     """The bytes of table entries ``keys`` concatenated, and each sequence's byte boundaries (int64)."""
     from ._kernels import gather_entries
 
-    keys = np.ascontiguousarray(keys, np.int64)
-    out = np.empty(int((table.offsets[keys + 1] - table.offsets[keys]).sum()), np.uint8)
-    ends = gather_entries(table.data, table.offsets, keys, out)
+    out, ends = gather_entries(table.data, table.offsets, np.ascontiguousarray(keys, np.int64))
     return out.tobytes(), ends[indptr]
 
 
