@@ -44,7 +44,7 @@ def _tokenizer(kind: str, docs: list[str]):
     if kind == "char":
         return CharTokenizer().fit(docs)
     if kind == "bpe":
-        return BPETokenizer(vocab_size=32_000, end_of_word_suffix="</w>", show_progress=False).fit(docs)
+        return BPETokenizer(vocab_size=32_000, end_of_word_suffix="</w>").fit(docs)
     return UnigramTokenizer(vocab_size=32_000).fit(docs)
 
 

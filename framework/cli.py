@@ -188,7 +188,7 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     reg = _registry(args)
     total = time.perf_counter()
     infos = list(reg.all())
-    shared = ["tokembed.text.fast:warmup"]
+    shared = ["tokembed.text.fast:warmup", "tokembed.decoding:warmup"]
     for info in infos:
         for step in info.cls.warmup_shared() if callable(getattr(info.cls, "warmup_shared", None)) else ():
             if step not in shared:

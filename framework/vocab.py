@@ -170,6 +170,48 @@ class VocabTokenizer(Tokenizer):
             arr = arr[~self._is_special[arr]]
         return self.decode_joiner.join(self._itos[arr].tolist())
 
+    def decode_batch(self, ids_list: Sequence[Sequence[int] | np.ndarray], skip_special_tokens: bool = False
+                     ) -> list[str]:
+        """``[decode(ids, skip_special_tokens) for ids in ids_list]`` in one array pass (a table of each token's
+        text, :func:`tokembed.decoding.decode_table`): no Python work per token.
+
+        Raises
+        ------
+        TokembedError
+            As :meth:`decode`, for the first bad sequence.
+        """
+        from .decoding import decode_table
+
+        self._check_is_fitted()
+        return decode_table(self._decode_table(), ids_list, self.name,
+                            self._is_special if skip_special_tokens else None)
+
+    def _decode_table(self) -> Any:
+        """The :class:`~tokembed.decoding.VariantTable` of the tokens (built once per vocabulary)."""
+        from .decoding import VariantTable
+
+        cached = getattr(self, "_decode_cache", None)
+        if cached is None or cached[0] is not getattr(self, "_itos", None):
+            self._check_is_fitted()
+            joiner = self.decode_joiner
+            tokens = self._itos.tolist()
+            table = (VariantTable.from_strings(tokens, lambda i, tok, first: tok if first else joiner + tok, 2)
+                     if joiner else VariantTable.from_strings(tokens))
+            cached = self._decode_cache = (self._itos, table)
+        return cached[1]
+
+    def token_bytes(self, id: int) -> bytes:
+        """The UTF-8 bytes of ``decode([id])`` (lone surrogates kept, ``surrogatepass``): the hook of the
+        ``partial_char_rate`` metric.
+
+        Raises
+        ------
+        TokembedError
+            If ``id`` is outside ``[0, get_vocab_size())``.
+        NotFittedError
+            Before ``fit``."""
+        return self._decode_table().token_entry(id, self.name)  # checks fitted and the id, per id no more
+
     def get_vocab(self) -> dict[str, int]:
         self._check_is_fitted()
         return dict(self.vocab_)

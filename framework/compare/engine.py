@@ -21,7 +21,7 @@ import numpy as np
 
 from ..corpus import ParallelSet
 from ..errors import CorpusError, NotFittedError, PluginError, TokembedError
-from ..metrics import MetricRun, clean_value, iter_chunks, resolve_metrics
+from ..metrics import MetricRun, clean_value, default_workers, iter_chunks, resolve_metrics
 from .tables import Comparison, Result, Sample, _cut, _json_safe
 
 __all__ = ["compare_tokenizers"]
@@ -91,6 +91,37 @@ class _SampleCollector:
 # ---------------------------------------------------------------------------------------------------------------
 # the engine
 # ---------------------------------------------------------------------------------------------------------------
+def _feed_runs(runs: list[MetricRun], docs: Iterable[str], collector: Any, workers: int) -> None:
+    """Read ``docs`` once in chunks; each chunk is encoded for every run on ``workers`` threads
+    (:meth:`MetricRun.prepare <tokembed.metrics.MetricRun.prepare>`, as :meth:`~tokembed.metrics.MetricRun.feed_all`
+    does for one run) and fed to the runs and ``collector`` in document order: the results equal those of one
+    thread."""
+    if workers <= 1:
+        for chunk in iter_chunks(docs):
+            collector.add(chunk)
+            for run in runs:
+                run.feed(chunk)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    def flush(prepared: list) -> None:
+        for run, future in prepared:
+            run.add(future.result())
+
+    start = 0
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque = deque()
+        for chunk in iter_chunks(docs):
+            collector.add(chunk)
+            pending.append([(run, pool.submit(run.prepare, chunk, start)) for run in runs])
+            start += len(chunk)
+            if len(pending) >= 2 * workers:
+                flush(pending.popleft())
+        while pending:
+            flush(pending.popleft())
+
+
 def compare_tokenizers(
     tokenizers: Mapping[str, Any],
     corpora: Mapping[str, Any],
@@ -103,8 +134,9 @@ def compare_tokenizers(
 ) -> Comparison:
     """Compute every metric for every tokenizer on every corpus.
 
-    Each corpus is read in chunks of 256 documents; each chunk is encoded once per tokenizer
-    (``encode_batch(..., add_special_tokens=False)``) and the encodings feed every metric. A metric with
+    Each corpus is read once, in chunks of 256 documents; each chunk is encoded once per tokenizer
+    (``encode_ids``, on :func:`~tokembed.metrics.default_workers` threads) and the arrays feed every metric in
+    document order, so the results do not depend on the threads. A metric with
     ``repeat`` (``deterministic``) adds a second pass that encodes each document again with ``encode``.
 
     Parameters
@@ -182,10 +214,7 @@ def compare_tokenizers(
         lengths = {label: _TokenLengths() for label in tokenizers}
         runs = {label: MetricRun(tok, scoped, observers=[lengths[label]]) for label, tok in tokenizers.items()}
         collector = _SampleCollector(samples)
-        for chunk in iter_chunks(docs):
-            collector.add(chunk)
-            for run in runs.values():
-                run.feed(chunk)
+        _feed_runs(list(runs.values()), docs, collector, default_workers())
         first = next(iter(runs.values()))
         if first.stats.documents == 0:
             raise CorpusError(f"compare: corpus {name!r} holds no document")

@@ -308,7 +308,8 @@ def check_partial_counts(cls: type, fit_data: Any = None, inputs: Any = None) ->
 def check_tokenizer_encoding(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
     """``encode`` returns an :class:`Encoding` (ids int32 (n,), offsets int64 (n, 2) inside the text, tokens that
     match the ids); ``encode_batch`` equals encoding one by one, and ``encode_ids(texts, spans=True)`` equals
-    ``encode_batch(texts, add_special_tokens=False)`` packed; ``decode`` returns a str; non-str input raises
+    ``encode_batch(texts, add_special_tokens=False)`` packed; ``decode`` returns a str, and the optional
+    ``decode_batch`` equals it sequence by sequence (``token_bytes`` returns bytes); non-str input raises
     TypeError. A text may be refused only with a TokembedError."""
     tok = _fitted(cls, fit_data)
     texts = _inputs(cls, fit_data, inputs)
@@ -352,6 +353,7 @@ def check_tokenizer_encoding(cls: type, fit_data: Any = None, inputs: Any = None
     if len(batch) != len(single) or any(a != b for a, b in zip(batch, single)):
         _fail(cls, "encode_batch(texts) differs from [encode(t) for t in texts]")
     _check_encode_ids(cls, tok, encoded_ok)
+    _check_decode_hooks(cls, tok, [e.ids for e in batch])
     try:
         tok.encode(b"bytes")  # type: ignore[arg-type]
     except TypeError:
@@ -360,6 +362,26 @@ def check_tokenizer_encoding(cls: type, fit_data: Any = None, inputs: Any = None
         _fail(cls, f"encode(b'bytes') raised {type(exc).__name__}, expected TypeError")
     else:
         _fail(cls, "encode(b'bytes') did not raise TypeError")
+
+
+def _check_decode_hooks(cls: type, tok: Any, ids_list: list[np.ndarray]) -> None:
+    """The optional hooks the metrics read: ``decode_batch(ids_list, skip_special_tokens)`` equals ``decode`` of
+    each sequence (with and without the special tokens); ``token_bytes(id)`` returns bytes."""
+    if callable(getattr(tok, "decode_batch", None)):
+        for skip in (False, True):
+            try:
+                got = tok.decode_batch(ids_list, skip_special_tokens=skip)
+            except Exception as exc:
+                _fail(cls, f"decode_batch(..., skip_special_tokens={skip}) raised {type(exc).__name__}: {exc}")
+            want = [tok.decode(ids, skip_special_tokens=skip) for ids in ids_list]
+            if list(got) != want:
+                bad = next(i for i, (a, b) in enumerate(zip(list(got) + [None] * len(want), want)) if a != b)
+                _fail(cls, f"decode_batch(..., skip_special_tokens={skip})[{bad}] differs from decode of sequence "
+                           f"{bad}: {_short(got[bad] if bad < len(got) else None, 60)} != {_short(want[bad], 60)}")
+    if callable(getattr(tok, "token_bytes", None)):
+        for i in sorted({int(i) for ids in ids_list for i in ids})[:200]:
+            if not isinstance(tok.token_bytes(i), bytes):
+                _fail(cls, f"token_bytes({i}) returned {type(tok.token_bytes(i)).__name__}, not bytes")
 
 
 def _check_encode_ids(cls: type, tok: Any, texts: list[str]) -> None:

@@ -334,19 +334,43 @@ class BPEModel:
             arr = arr[~self.is_special[arr]]
         if self.byte_level:
             return self.decode_bytes(arr).decode("utf-8", "replace")
-        tokens = self.itos[arr].tolist()
-        special = self.is_special[arr].tolist()
+        last = arr.size - 1
+        return "".join([self._decoded_token(tok, sp, i == 0, i == last)
+                        for i, (tok, sp) in enumerate(zip(self.itos[arr].tolist(), self.is_special[arr].tolist()))])
+
+    def _decoded_token(self, tok: str, special: bool, first: bool, last: bool) -> str:
+        """Character level: what the decoder writes for ``tok`` at its place in the sequence (see ``decode``)."""
+        if special:
+            return tok
         pre, suf = self.prefix, self.suffix
-        out = []
-        last = len(tokens) - 1
-        for i, (tok, sp) in enumerate(zip(tokens, special)):
-            if not sp:
-                if pre:
-                    if tok.startswith(pre):
-                        tok = tok[len(pre):]
-                    elif i > 0 and not suf:
-                        tok = " " + tok
-                if suf:
-                    tok = tok.replace(suf, "" if i == last else " ")
-            out.append(tok)
-        return "".join(out)
+        if pre:
+            if tok.startswith(pre):
+                tok = tok[len(pre):]
+            elif not first and not suf:
+                tok = " " + tok
+        if suf:
+            tok = tok.replace(suf, "" if last else " ")
+        return tok
+
+    def decode_table(self):
+        """The :class:`tokembed.decoding.VariantTable` of the decoder (built once): byte level, each token's
+        bytes; character level, what each token writes at each place."""
+        from tokembed.decoding import FIRST, LAST, VariantTable
+
+        if getattr(self, "_decode_cache", None) is None:
+            if self.byte_level:
+                self._decode_cache = VariantTable.from_bytes(self.token_bytes(), len(self.vocab))
+            else:
+                special = self.is_special.tolist()
+                self._decode_cache = VariantTable.from_strings(
+                    self.vocab, lambda i, tok, v: self._decoded_token(tok, special[i], bool(v & FIRST),
+                                                                      bool(v & LAST)), 4)
+        return self._decode_cache
+
+    def decode_batch(self, ids_list, skip_special_tokens: bool = False) -> list[str]:
+        """``[decode(ids, skip_special_tokens) for ids in ids_list]`` through :meth:`decode_table` in one array
+        pass (:func:`tokembed.decoding.decode_table`)."""
+        from tokembed.decoding import decode_table
+
+        return decode_table(self.decode_table(), ids_list, "bpe", self.is_special if skip_special_tokens else None,
+                            "replace" if self.byte_level else "surrogatepass")

@@ -378,6 +378,34 @@ class BPETokenizer(Tokenizer):
         self._check_is_fitted()
         return self._model.decode_bytes(ids, skip_special_tokens)
 
+    def decode_batch(self, ids_list: Sequence[Sequence[int] | np.ndarray], skip_special_tokens: bool = False
+                     ) -> list[str]:
+        """``[decode(ids, skip_special_tokens) for ids in ids_list]`` in one array pass: a table of each token's
+        bytes (byte level) or of what it writes first, last or in between (character level), gathered by a Numba
+        kernel (:func:`tokembed.decoding.decode_table`); Python work per sequence, none per token.
+
+        Raises
+        ------
+        TokembedError
+            As :meth:`decode`, for the first bad sequence.
+        """
+        self._check_is_fitted()
+        return self._model.decode_batch(ids_list, skip_special_tokens)
+
+    def token_bytes(self, id: int) -> bytes:
+        """The bytes of ``decode_bytes([id])`` (byte level: raw, possibly an incomplete UTF-8 sequence): the hook
+        of the ``partial_char_rate`` metric.
+
+        Raises
+        ------
+        TokembedError
+            If ``id`` is outside ``[0, get_vocab_size())``.
+        """
+        model = getattr(self, "_model", None)
+        if model is None:
+            self._check_is_fitted()
+        return model.decode_table().token_entry(id, "bpe")
+
     # -- vocabulary -----------------------------------------------------------------------------------------------
     def get_vocab(self) -> dict[str, int]:
         self._check_is_fitted()

@@ -318,6 +318,71 @@ class SentencePieceModel:
             out.append(bytes(pending).decode("utf-8", "replace"))
         return "".join(out)
 
+    def _decode_arrays(self):
+        """The arrays of :func:`~tokembed.plugins.unigram._kernels_decode.decode_pieces` (built once): what each
+        piece writes, then with its leading ``▁`` dropped; the byte of each byte piece; which pieces start with
+        ``▁``; the unknown surface's UTF-8."""
+        from tokembed.decoding import VariantTable
+
+        if getattr(self, "_decode_cache", None) is None:
+            def write(piece: str) -> str:  # the rule of decode for a piece that is written
+                piece = " " + piece[1:] if piece.startswith(SPACE) else piece
+                return piece.replace(SPACE, " ") if self.has_internal_space else piece
+
+            n = len(self.pieces)
+            table = VariantTable.from_strings(self.pieces, lambda i, p, v: write(p[1:] if v else p), 2)
+            byte_values = np.zeros(n, np.uint8)
+            for i in np.flatnonzero(self.types == P.PIECE_BYTE).tolist():
+                byte_values[i] = int(self.pieces[i][3:5], 16)
+            starts_space = np.array([p.startswith(SPACE) for p in self.pieces], bool)
+            unk = np.frombuffer(self.unk_surface.encode("utf-8", "surrogatepass"), np.uint8)
+            longest = np.maximum(np.diff(table.offsets[: n + 1]), max(unk.size, 1))
+            self._decode_cache = (table, byte_values, starts_space, unk, longest)
+        return self._decode_cache
+
+    def decode_batch(self, ids_list, skip_special_tokens: bool = False) -> list[str]:
+        """``[decode(ids, skip_special_tokens) for ids in ids_list]`` in one kernel pass
+        (:func:`~tokembed.plugins.unigram._kernels_decode.decode_pieces`); a sequence whose run of byte pieces is
+        not valid UTF-8 on its own goes through :meth:`decode` (its replacement characters depend on the runs)."""
+        from tokembed.decoding import flatten_ids, split_decode
+
+        from ._kernels_decode import decode_pieces
+
+        arrays = list(ids_list)
+        ids, indptr = flatten_ids(arrays, len(self.pieces), "unigram")
+        table, byte_values, starts_space, unk, longest = self._decode_arrays()
+        out = np.empty(int(longest[ids].sum()), np.uint8)
+        bounds = np.empty(indptr.size, np.int64)
+        fallback = np.zeros(indptr.size - 1, bool)
+        norm = self.normalizer
+        decode_pieces(ids, indptr, self.types, byte_values, table.data, table.offsets, len(self.pieces),
+                      starts_space, unk, bool(skip_special_tokens), norm.add_dummy_prefix or
+                      norm.remove_extra_whitespaces, not norm.remove_extra_whitespaces, out, bounds, fallback)
+        texts = split_decode(out.tobytes(), bounds, "surrogatepass", fallback)
+        for d in np.flatnonzero(fallback).tolist():
+            texts[d] = self.decode(arrays[d], skip_special_tokens)
+        return texts
+
+    def token_bytes(self, id: int) -> bytes:
+        """The raw byte of a byte piece, else the UTF-8 of ``decode([id])`` (lone surrogates kept)."""
+        from tokembed.decoding import FIRST, MIDDLE
+
+        table, byte_values, starts_space, unk, _ = self._decode_arrays()
+        n = len(self.pieces)
+        if not isinstance(id, (int, np.integer)) or isinstance(id, bool) or not 0 <= id < n:
+            id = self.check_ids([id])[0]  # raises for a bad id
+        i = int(id)
+        kind = self.types[i]
+        if kind == P.PIECE_BYTE:
+            return bytes([byte_values[i]])
+        if kind == P.PIECE_CONTROL:
+            return b""
+        if kind == P.PIECE_UNKNOWN:
+            return unk.tobytes()
+        norm = self.normalizer  # alone, a piece is first: the dummy prefix's "▁" is dropped as decode drops it
+        strip = (norm.add_dummy_prefix or norm.remove_extra_whitespaces) and starts_space[i]
+        return table.entry(i, FIRST if strip else MIDDLE)
+
     # -- files ----------------------------------------------------------------------------------------------------
     @classmethod
     def from_proto_bytes(cls, data: bytes, source: str) -> "SentencePieceModel":

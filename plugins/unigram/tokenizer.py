@@ -235,7 +235,7 @@ class UnigramTokenizer(Tokenizer):
     @classmethod
     def warmup(cls) -> None:
         """Compile (or load from Numba's cache) every kernel: training, the normalizer, Viterbi, BPE, sampling,
-        n-best, and the shared word counter."""
+        n-best, batch decoding, and the shared word counter."""
         import warnings
 
         from tokembed.text import fast
@@ -248,6 +248,7 @@ class UnigramTokenizer(Tokenizer):
         tok.encode("warm up \u00e9\u00e9 \u2603 " * 50)
         tok.encode_batch(docs)
         tok.encode_nbest("warm up", 3)
+        tok.decode_batch([tok.encode(docs[0]).ids, []])
         tok.sample_encode("warm up", alpha=0.5, nbest_size=-1)
         bpe_like = SentencePieceModel(["<unk>", "\u2581", "w", "a", "\u2581w"], np.array([0, -1, -2, -3, -0.5]),
                                       np.array([2, 1, 1, 1, 1]), "bpe")
@@ -526,6 +527,33 @@ class UnigramTokenizer(Tokenizer):
         """
         self._check_is_fitted()
         return self._model.decode(ids, skip_special_tokens)
+
+    def decode_batch(self, ids_list: Sequence[Sequence[int] | np.ndarray], skip_special_tokens: bool = False
+                     ) -> list[str]:
+        """``[decode(ids, skip_special_tokens) for ids in ids_list]`` in one Numba pass over all the ids
+        (:meth:`SentencePieceModel.decode_batch <tokembed.plugins.unigram.model.SentencePieceModel.decode_batch>`).
+
+        Raises
+        ------
+        TokembedError
+            As :meth:`decode`, for the first bad sequence.
+        """
+        self._check_is_fitted()
+        return self._model.decode_batch(ids_list, skip_special_tokens)
+
+    def token_bytes(self, id: int) -> bytes:
+        """The bytes piece ``id`` stands for: a byte piece's raw byte (``<0xE3>`` -> ``b"\\xe3"``), else the UTF-8
+        of ``decode([id])``. The hook of the ``partial_char_rate`` metric.
+
+        Raises
+        ------
+        TokembedError
+            If ``id`` is outside ``[0, get_vocab_size())``.
+        """
+        model = getattr(self, "_model", None)
+        if model is None:
+            self._check_is_fitted()
+        return model.token_bytes(id)
 
     def normalize(self, text: str) -> str:
         """The text as the model segments it: the rule applied, spaces as ``▁``, the dummy prefix added."""

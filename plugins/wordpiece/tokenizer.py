@@ -489,15 +489,53 @@ class WordPieceTokenizer(Tokenizer):
         arr = check_token_ids(ids, len(self._itos), "wordpiece")
         if skip_special_tokens:
             arr = arr[~self._is_special[arr]]
+        return "".join([self._decoded_token(tok, i == 0) for i, tok in enumerate(self._itos[arr].tolist())])
+
+    def _decoded_token(self, tok: str, first: bool) -> str:
+        """What the decoder writes for ``tok``, first in its sequence or not (see :meth:`decode`)."""
         prefix = self.continuing_subword_prefix
-        out = []
-        for i, tok in enumerate(self._itos[arr].tolist()):
-            if i:
-                tok = tok[len(prefix):] if prefix and tok.startswith(prefix) else " " + tok
-            for a, b in _CLEANUP:
-                tok = tok.replace(a, b)
-            out.append(tok)
-        return "".join(out)
+        if not first:
+            tok = tok[len(prefix):] if prefix and tok.startswith(prefix) else " " + tok
+        for a, b in _CLEANUP:
+            tok = tok.replace(a, b)
+        return tok
+
+    def decode_batch(self, ids_list: Sequence[Sequence[int] | np.ndarray], skip_special_tokens: bool = False
+                     ) -> list[str]:
+        """``[decode(ids, skip_special_tokens) for ids in ids_list]`` in one array pass: a table of what each
+        token writes first and after the first (:func:`tokembed.decoding.decode_table`), no Python work per token.
+
+        Raises
+        ------
+        TokembedError
+            As :meth:`decode`, for the first bad sequence.
+        """
+        from tokembed.decoding import decode_table
+
+        self._check_is_fitted()
+        return decode_table(self._decode_table(), ids_list, "wordpiece",
+                            self._is_special if skip_special_tokens else None)
+
+    def _decode_table(self) -> Any:
+        from tokembed.decoding import VariantTable
+
+        cached = getattr(self, "_decode_cache", None)
+        key = (getattr(self, "_itos", None), self.continuing_subword_prefix)
+        if cached is None or cached[0] is not key[0] or cached[1] != key[1]:
+            self._check_is_fitted()
+            table = VariantTable.from_strings(self._itos.tolist(), lambda i, tok, v: self._decoded_token(tok, v), 2)
+            cached = self._decode_cache = (*key, table)
+        return cached[2]
+
+    def token_bytes(self, id: int) -> bytes:
+        """The UTF-8 bytes of ``decode([id])`` (lone surrogates kept): the hook of the ``partial_char_rate``
+        metric.
+
+        Raises
+        ------
+        TokembedError
+            If ``id`` is outside ``[0, get_vocab_size())``."""
+        return self._decode_table().token_entry(id, "wordpiece")  # checks fitted and the id, per id no more
 
     # -- vocabulary -----------------------------------------------------------------------------------------------
     def get_vocab(self) -> dict[str, int]:

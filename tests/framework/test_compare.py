@@ -215,6 +215,22 @@ def test_outputs_are_deterministic_apart_from_timing(tokenizers, registry):
     assert c.to_csv() == d.to_csv() and c.to_markdown() == d.to_markdown()
 
 
+def test_threads_give_the_same_comparison(tokenizers, registry, monkeypatch):
+    # 2,400 documents: ten chunks of 256, encoded for both tokenizers on 1 and on 3 threads, fed in document order
+    import tokembed.compare.engine as engine
+    from tokembed.metrics import CHUNK_SIZE
+
+    docs = [f"{t} {i}" for i in range(600) for t in TEXT]
+    assert len(docs) > 3 * CHUNK_SIZE
+    out = {}
+    for workers in (1, 3):
+        monkeypatch.setattr(engine, "default_workers", lambda w=workers: w)
+        comp = compare_tokenizers(tokenizers, {"text": docs, "gen": (d for d in docs)}, registry=registry)
+        out[workers] = _without_timing(comp.to_dict())
+    assert out[1] == out[3]
+    assert comp.corpora["text"]["documents"] == 2400 and comp.value("char", "text", "round_trip") is not None
+
+
 def test_corpus_objects_stream(tokenizers, tmp_path, registry):
     path = tmp_path / "c.txt"
     path.write_text("\n".join(TEXT) + "\n", encoding="utf-8")

@@ -24,12 +24,15 @@ KERNELS = {
     "tokembed.plugins.unigram._kernels": ["build_double_array"],
     "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
     "tokembed.plugins.unigram._kernels_segment": ["nbest", "sample_path"],
+    "tokembed.plugins.unigram._kernels_decode": ["decode_pieces"],
+    "tokembed.decoding._kernels": ["gather_entries"],
     "tokembed.plugins.unigram._kernels_train": ["build_piece_table", "count_substrings", "e_step",
                                                 "piece_alternatives", "viterbi_counts"],
 }
 
 _PROGRAM = """
 import importlib, json, warnings
+import numpy as np
 warnings.simplefilter("ignore")
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
@@ -46,6 +49,8 @@ from tokembed.plugins.svd.vectorizer import TruncatedSVD
 from tokembed.plugins.unigram.tokenizer import UnigramTokenizer
 
 fast.warmup()
+from tokembed.decoding import warmup as decoding_warmup
+decoding_warmup()
 UnigramTokenizer.warmup()
 TfidfVectorizer.warmup()
 TruncatedSVD.warmup()
@@ -70,6 +75,8 @@ for byte_level in (False, True):
     tok.fit(docs)
     tok.encode(long_text)
     tok.encode_batch(docs[:4])
+    ids, lengths = tok.encode_ids(docs)
+    tok.decode_batch(np.split(ids, np.cumsum(lengths)[:-1]), skip_special_tokens=True)
 tok = BPETokenizer(vocab_size=120, dropout=0.1).fit(docs)
 tok.encode(long_text)
 for scoring in ("likelihood", "frequency"):
@@ -102,6 +109,7 @@ for kwargs in ({}, {"byte_fallback": True, "split_digits": True, "normalization_
     uni.sample_encode(docs[0], nbest_size=-1)
     uni.sample_encode(docs[0], nbest_size=3)
     uni.decode(uni.encode(docs[0]).ids)
+    uni.decode_batch([uni.encode(d).ids for d in docs[:3]] + [[]], skip_special_tokens=True)
 
 out = {}
 for name in KERNELS:
