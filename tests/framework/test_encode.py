@@ -158,3 +158,24 @@ def test_the_command_names_what_it_was_given_instead_of_a_tokenizer(gpt, tmp_pat
     assert "`--errors replace` for tokembed encode" in capsys.readouterr().err  # the option this command has
     assert main(["encode", str(tmp_path / "gpt.tokembed.json"), str(corpus), "--out", str(tmp_path / "o"),
                  "--errors", "replace", "-q"]) == 0
+
+
+@pytest.mark.parametrize("change", [
+    {"special_ids": ["x"]}, {"special_ids": 5}, {"special_ids": [10**6]}, {"documents": "9"}, {"tokens": None},
+    {"dtype": "float32"}, {"vocab_size": True},
+])
+def test_a_changed_manifest_is_an_artifact_error(gpt, tmp_path, change):
+    # these raised ValueError or TypeError from inside open (int("x"), "9" + 1, iterating 5)
+    encode_corpus(gpt, DOCS, tmp_path / "enc", progress=False)
+    manifest = json.loads((tmp_path / "enc" / "encoded.json").read_text())
+    (tmp_path / "enc" / "encoded.json").write_text(json.dumps({**manifest, **change}))
+    with pytest.raises(ArtifactError, match="encoded.json has an invalid"):
+        TokenSequences.open(tmp_path / "enc")
+
+
+def test_a_vocabulary_of_other_things_than_str_is_an_artifact_error(gpt, tmp_path):
+    encode_corpus(gpt, DOCS, tmp_path / "enc", progress=False)
+    vocab = json.loads((tmp_path / "enc" / "vocab.json").read_text())
+    (tmp_path / "enc" / "vocab.json").write_text(json.dumps([None] + vocab[1:]))
+    with pytest.raises(ArtifactError, match="vocab.json must be a list of str"):
+        TokenSequences.open(tmp_path / "enc")
