@@ -279,7 +279,7 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         return EncodeSummary(Path(out), format, writer.documents, writer.tokens, nbytes, seconds)
 
     try:
-        return RunFolder(Path(out)).write(work)
+        return RunFolder(Path(out), kind="encode").write(work)
     finally:
         if bar is not None:
             bar.close()
