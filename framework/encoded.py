@@ -78,9 +78,12 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
         one this version reads.
     """
     path = Path(folder) / MANIFEST
+    if not Path(folder).exists():
+        raise ArtifactError(f"{folder}: no such folder (an encoded corpus is the folder tokembed encode --out wrote)")
+    if not Path(folder).is_dir():
+        raise ArtifactError(f"{folder}: is a file; an encoded corpus is the folder tokembed encode --out wrote")
     if not path.is_file():
-        hint = " (an interrupted tokembed encode leaves its files in DIR.incomplete, without it)" \
-            if Path(folder).exists() else ""
+        hint = " (an interrupted tokembed encode leaves its files in DIR.incomplete, without it)"
         raise ArtifactError(f"{folder}: not an encoded corpus: no {MANIFEST}{hint}")
     data = read_json(path, what="manifest")
     if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:

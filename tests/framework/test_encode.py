@@ -179,3 +179,11 @@ def test_a_vocabulary_of_other_things_than_str_is_an_artifact_error(gpt, tmp_pat
     (tmp_path / "enc" / "vocab.json").write_text(json.dumps([None] + vocab[1:]))
     with pytest.raises(ArtifactError, match="vocab.json must be a list of str"):
         TokenSequences.open(tmp_path / "enc")
+
+
+def test_open_says_when_there_is_no_folder(tmp_path):
+    with pytest.raises(ArtifactError, match="no such folder"):
+        TokenSequences.open(tmp_path / "nowhere")
+    (tmp_path / "corpus.txt").write_text("text\n", encoding="utf-8")
+    with pytest.raises(ArtifactError, match="is a file; an encoded corpus is the folder"):
+        TokenSequences.open(tmp_path / "corpus.txt")
