@@ -136,7 +136,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
     tok = load(args.tokenizer, registry=_registry(args))
     if getattr(tok, "kind", None) != "tokenizer":
-        raise ArtifactError(f"{args.tokenizer}: holds a {getattr(tok, 'kind', None) or 'component'}, not a "
+        kind = getattr(tok, "kind", None) or "component"
+        raise ArtifactError(f"{args.tokenizer}: holds {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a "
                             "tokenizer; tokembed encode needs a saved tokenizer (<label>.tokembed.json)")
     kwargs = {"unit": args.unit, "errors": args.errors}
     if args.field:

@@ -199,7 +199,7 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
     format : {"tokembed", "nanogpt", "megatron"}
     eot_id : int, optional
         The id written after each document. Default for ``nanogpt``: :func:`end_of_text_id`; for ``megatron``:
-        none appended.
+        none appended; refused for ``tokembed``, whose offsets keep the documents apart.
     corpus : str
         A description of the corpus for the manifest.
     total_bytes : int, optional
@@ -215,8 +215,8 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
     ------
     TokembedError
         An unknown format; ``nanogpt`` with a vocabulary above 65,536 entries (ids above 65,535) or with no
-        end-of-text id; an ``eot_id`` outside the vocabulary; an empty corpus. Nothing is left under ``out``
-        (the partial files go to ``<out>.incomplete``).
+        end-of-text id; an ``eot_id`` outside the vocabulary, or given for ``tokembed``; an empty corpus. Nothing
+        is left under ``out`` (the partial files go to ``<out>.incomplete``).
     """
     if format not in ENCODE_FORMATS:
         raise TokembedError(f"encode: format must be one of {', '.join(ENCODE_FORMATS)}, got {format!r}")
@@ -227,6 +227,9 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
     if eot_id is not None and not (isinstance(eot_id, int) and 0 <= eot_id < vocab_size):
         raise TokembedError(f"encode: --eot-id must be an id of the vocabulary, in [0, {vocab_size - 1}], got "
                             f"{eot_id!r}")
+    if format == "tokembed" and eot_id is not None:  # it would be dropped without a word
+        raise TokembedError("encode: --eot-id applies to the nanogpt and megatron formats; the tokembed layout "
+                            "keeps each document's ids apart (offsets.npy) and writes no end-of-text id")
     if format == "nanogpt":
         if dtype != np.uint16:
             raise TokembedError(f"encode: the nanogpt format stores ids as uint16 (at most 65,535), but this "
@@ -276,7 +279,7 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         return EncodeSummary(Path(out), format, writer.documents, writer.tokens, nbytes, seconds)
 
     try:
-        return RunFolder(Path(out)).write(work)
+        return RunFolder(Path(out), kind="encode").write(work)
     finally:
         if bar is not None:
             bar.close()

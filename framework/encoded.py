@@ -78,9 +78,12 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
         one this version reads.
     """
     path = Path(folder) / MANIFEST
+    if not Path(folder).exists():
+        raise ArtifactError(f"{folder}: no such folder (an encoded corpus is the folder tokembed encode --out wrote)")
+    if not Path(folder).is_dir():
+        raise ArtifactError(f"{folder}: is a file; an encoded corpus is the folder tokembed encode --out wrote")
     if not path.is_file():
-        hint = " (an interrupted tokembed encode leaves its files in DIR.incomplete, without it)" \
-            if Path(folder).exists() else ""
+        hint = " (an interrupted tokembed encode leaves its files in DIR.incomplete, without it)"
         raise ArtifactError(f"{folder}: not an encoded corpus: no {MANIFEST}{hint}")
     data = read_json(path, what="manifest")
     if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
@@ -104,6 +107,7 @@ def open_arrays(folder: str | os.PathLike) -> tuple[dict[str, Any], np.ndarray, 
     if manifest.get("layout") != "tokembed":
         raise ArtifactError(f"{folder}: holds the {manifest.get('layout')!r} layout; TokenSequences.open reads the "
                             "tokembed layout (ids.npy + offsets.npy)")
+    _check_manifest_fields(folder, manifest)
     try:
         ids = np.load(folder / "ids.npy", mmap_mode="r", allow_pickle=False)
         offsets = np.load(folder / "offsets.npy", mmap_mode="r", allow_pickle=False)
@@ -113,7 +117,29 @@ def open_arrays(folder: str | os.PathLike) -> tuple[dict[str, Any], np.ndarray, 
     if (ids.ndim != 1 or offsets.ndim != 1 or ids.dtype.name != manifest.get("dtype")
             or ids.size != manifest.get("tokens") or offsets.size != manifest.get("documents", -2) + 1
             or (offsets.size and (int(offsets[0]) != 0 or int(offsets[-1]) != ids.size))
+            or offsets.dtype != np.int64
             or not isinstance(vocab, list) or len(vocab) != manifest.get("vocab_size")):
         raise ArtifactError(f"{folder}: ids.npy, offsets.npy or vocab.json do not match {MANIFEST} (a changed or "
                             "truncated file)")
+    if not all(isinstance(t, str) for t in vocab):
+        raise ArtifactError(f"{folder}: vocab.json must be a list of str (the token of each id)")
     return manifest, ids, offsets, vocab
+
+
+def _check_manifest_fields(folder: Path, manifest: dict[str, Any]) -> None:
+    """The manifest's counts are ints, its dtype one that ``tokembed encode`` writes, and its special ids ids of
+    the vocabulary, so that a changed manifest is an :class:`ArtifactError`, not a TypeError later."""
+    def count(key: str) -> bool:
+        value = manifest.get(key)
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+    bad = [key for key in ("documents", "tokens", "vocab_size") if not count(key)]
+    if manifest.get("dtype") not in ("uint16", "uint32"):
+        bad.append("dtype")
+    specials = manifest.get("special_ids", [])
+    if not (isinstance(specials, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in specials)
+            and (not count("vocab_size") or all(0 <= i < manifest["vocab_size"] for i in specials))):
+        bad.append("special_ids")
+    if bad:
+        raise ArtifactError(f"{folder}: {MANIFEST} has an invalid {', '.join(bad)} (a changed file): counts are "
+                            "ints >= 0, the dtype uint16 or uint32, special_ids a list of ids of the vocabulary")

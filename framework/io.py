@@ -203,6 +203,21 @@ def read_npz(path: "str | os.PathLike | io.BytesIO", *, what: str = "array file"
 
     p = path if isinstance(path, io.BytesIO) else Path(path)
     try:
+        if isinstance(p, io.BytesIO):
+            head = p.getvalue()[:6]
+        else:
+            with open(p, "rb") as fh:
+                head = fh.read(6)
+    except FileNotFoundError:
+        raise ArtifactError(f"{p}: no such {what}") from None
+    except IsADirectoryError:
+        raise ArtifactError(f"{p}: is a folder, expected an .npz {what}") from None
+    except OSError as exc:
+        raise ArtifactError(f"{p}: cannot read the {what}: {exc.strerror or exc}") from None
+    if not head.startswith(b"PK"):  # np.load would read a .npy as one array, and try anything else as a pickle
+        found = "a single .npy array" if head == b"\x93NUMPY" else "empty" if not head else "not a zip archive"
+        raise ArtifactError(f"{p}: not an .npz {what} ({found})")
+    try:
         with np.load(p, allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
     except FileNotFoundError:

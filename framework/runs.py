@@ -167,9 +167,10 @@ class RunFolder:
 
     Replacing a folder deletes what it held, so an existing ``out`` (and ``<out>.incomplete``) is replaced only if it
     is empty or holds nothing but what an earlier run wrote (the entries its :data:`~tokembed.io.RUN_MARKER` lists);
-    ``out`` may not be the current folder or one of its parents. Otherwise :class:`~tokembed.errors.TokembedError`
-    is raised before any work (for ``<out>.incomplete``, the failed run's files stay in the hidden temporary
-    folder, whose path the error gives). A symbolic link as ``out`` stands for the folder it points to.
+    ``out`` may not be the current folder or one of its parents, and ``kind`` (``"run"`` for a run or a comparison,
+    ``"encode"`` for an encoded corpus) does not replace the other kind's output. Otherwise
+    :class:`~tokembed.errors.TokembedError` is raised before any work (for ``<out>.incomplete``, the failed run's
+    files stay in the hidden temporary folder, whose path the error gives). A symbolic link as ``out`` stands for the folder it points to.
 
     One run at a time writes a folder: building a RunFolder takes the lock file :func:`lock_path` (``.<name>.lock``
     beside ``out``, holding the pid, host and start time), and :meth:`write` releases it. A second run into the same
@@ -179,18 +180,19 @@ class RunFolder:
     also removes ``<out>.incomplete`` when it holds only what an earlier failed run wrote.
     """
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, kind: str = "run"):
         shown = out
         out = Path(os.path.realpath(out))
         self.out = out
-        self._check(out, shown)
+        self.kind = kind
+        self._check(out, shown, kind)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise TokembedError(f"output {shown}: cannot create the run folder: {exc.strerror or exc}") from None
         self._lock = _Lock(lock_path(out), shown)
         try:
-            self._check(out, shown)  # again, now that no other run can change the folder
+            self._check(out, shown, kind)  # again, now that no other run can change the folder
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
         except OSError as exc:
             self._lock.release()
@@ -200,7 +202,7 @@ class RunFolder:
             raise
 
     @staticmethod
-    def _check(out: Path, shown: Path) -> None:
+    def _check(out: Path, shown: Path, kind: str = "run") -> None:
         hint = "choose a new or empty folder with --out DIR (or output: in the recipe)"
         for parent in out.parents:
             if parent.exists() and not parent.is_dir():
@@ -219,6 +221,13 @@ class RunFolder:
                     f"output {shown}: the folder holds files tokembed did not write ({len(foreign)} "
                     f"{'entry' if len(foreign) == 1 else 'entries'}: {listed}), and a run replaces its output "
                     f"folder whole; {hint}, or move them out")
+            other = _output_kind(out)
+            if other is not None and other != kind:
+                theirs = "a corpus encoded by tokembed encode" if other == "encode" else \
+                    "the output of tokembed run or compare (trained components, metrics)"
+                ours = "tokembed encode" if kind == "encode" else "this run"
+                raise TokembedError(f"output {shown}: holds {theirs}, which {ours} would delete (it replaces its "
+                                    f"output folder whole); {hint}, or delete the folder first")
 
     def write(self, work: Callable[[Path], Any]) -> Any:
         """Run ``work(temporary_folder)``; on success rename the folder into place and return ``work``'s result.
@@ -314,6 +323,20 @@ def _foreign_entries(folder: Path) -> list[str]:
     if "recipe.resolved.yaml" in entries:
         return [n for n in entries if not _LEGACY_RUN_FILES.match(n)]
     return entries
+
+
+def _output_kind(folder: Path) -> str | None:
+    """What wrote ``folder``, when tokembed did: ``"encode"`` (its marker lists ``encoded.json``) or ``"run"`` (a
+    run or a comparison); None for an empty folder or one without tokembed's files."""
+    try:
+        listed = json.loads((folder / RUN_MARKER).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        listed = None
+    if isinstance(listed, list):
+        if "encoded.json" in listed:
+            return "encode"
+        return "run" if listed else None
+    return "run" if (folder / "recipe.resolved.yaml").is_file() else None
 
 
 def _umask() -> int:

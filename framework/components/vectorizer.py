@@ -56,6 +56,8 @@ class Vectorizer(Component):
         corpus-statistics engine takes its output from here, or else transforms the partitions. Default: None."""
         return None
 
-    def get_feature_names_out(self) -> np.ndarray:
-        """The name of each output column, an ndarray of str of shape (n_features,)."""
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The name of each output column, an ndarray of str of shape (n_features,). ``input_features`` is
+        scikit-learn's argument (``Pipeline.get_feature_names_out`` passes the previous step's names); the names
+        come from the fitted state, so it is accepted and ignored."""
         raise NotImplementedError

@@ -87,7 +87,8 @@ def _decode_error(path: Path, offset: int, exc: UnicodeDecodeError, lineno: obje
     where = f"{path}:{lineno}" if lineno is not None else str(path)
     return CorpusError(
         f"{where}: invalid UTF-8 at byte offset {offset} ({bad!r}: {exc.reason}); "
-        "fix the file, or read it with `errors: replace` in the corpus spec"
+        "fix the file, or read it with `errors: replace` in the corpus spec (`--errors replace` for tokembed "
+        "encode)"
     )
 
 

@@ -305,7 +305,7 @@ class Corpus:
                 code = ord(value[exc.start])
                 raise CorpusError(f"{path}:{lineno}: field {self.field!r} holds a lone surrogate (U+{code:04X} at "
                                   f"character {exc.start}), which is not text; fix the file, or set errors: replace "
-                                  "to read it as U+FFFD") from None
+                                  "(--errors replace for tokembed encode) to read it as U+FFFD") from None
             value = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
         return value
 

@@ -174,6 +174,18 @@ class Metric:
         return type(cls.__name__, (cls,), {"given": value, "__module__": cls.__module__,
                                            "__qualname__": cls.__qualname__})
 
+    @classmethod
+    def check_argument(cls, value: str) -> None:
+        """Check the argument ``value`` before any work (``tokembed validate``, and before a comparison encodes):
+        a metric that reads a file reads it here, so that a missing or malformed file is reported at the recipe's
+        metric list rather than after every tokenizer is trained and measured. Default: nothing to check.
+
+        Raises
+        ------
+        TokembedError
+            If the argument cannot be used.
+        """
+
     def __init__(self, tokenizer: Any):
         self.tokenizer = tokenizer
 

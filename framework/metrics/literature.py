@@ -165,6 +165,10 @@ class Strr(Metric):
     display = ".1%"
     argument = "a word list file (one word a line)"
 
+    @classmethod
+    def check_argument(cls, value: str) -> None:
+        read_word_list(value)
+
     def __init__(self, tokenizer: Any):
         super().__init__(tokenizer)
         self.words = 0
@@ -222,6 +226,10 @@ class _Boundaries(Metric):
     display = ".3f"
     argument = "a gold segmentation file (word<TAB>morph morph ... per line)"
     argument_required = True
+
+    @classmethod
+    def check_argument(cls, value: str) -> None:
+        read_segmentation(value)
 
     def counts(self) -> tuple[int, int, int]:
         if self.given is None:

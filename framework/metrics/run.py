@@ -262,7 +262,8 @@ def resolve_metrics(metrics: Iterable[str | type[Metric]] | None = None, registr
     UnknownComponentError
         If a name is not registered (the message lists the available names).
     TokembedError
-        If a metric is given an argument (``name:VALUE``) it does not take, or named without one it needs.
+        If a metric is given an argument (``name:VALUE``) it does not take or cannot use (a missing or malformed
+        file: :meth:`~tokembed.metrics.Metric.check_argument`), or named without one it needs.
     TypeError
         If an item is neither a name nor a :class:`Metric` subclass.
     """
@@ -284,6 +285,7 @@ def resolve_metrics(metrics: Iterable[str | type[Metric]] | None = None, registr
                                             f"for plugins' metrics). Available: {', '.join(builtins)}")
             if colon:
                 cls = cls.configure(value)
+                cls.check_argument(value)  # a missing or malformed file now, not after the measuring pass
             elif cls.argument_required:
                 raise TokembedError(f"metric {name!r} needs {cls.argument}: name it as {name}:VALUE")
             out.append(cls)

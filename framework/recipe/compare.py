@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..errors import UnknownComponentError
+from ..errors import TokembedError, UnknownComponentError
 from ..corpus import spread
 from .context import Context
 from .corpus import check_corpus, dataset_location
@@ -111,7 +111,8 @@ class _CompareChecker:
                                       f"{name!r} is also a language of the parallel set: rename the corpus")
         metrics = None
         if "metrics" in fields and not _is_null(fields["metrics"][1]):
-            metrics = self.metrics(fields["metrics"][1])
+            metrics = self.metrics(fields["metrics"][1], parallel="parallel" in fields and
+                                   not _is_null(fields["parallel"][1]))
         samples = 5
         if "samples" in fields:
             value = coerce(fields["samples"][1], int, "compare.samples", self.problems, _AT_LEAST_ZERO)
@@ -306,7 +307,7 @@ class _CompareChecker:
         return tuple(sorted(ref)) if ok else None
 
     # -- metrics ------------------------------------------------------------------------------------------------
-    def metrics(self, node: Node) -> tuple[str, ...] | None:
+    def metrics(self, node: Node, parallel: bool = True) -> tuple[str, ...] | None:
         path = "compare.metrics"
         names = coerce(node, list[str], path, self.problems)
         if names is INVALID:
@@ -317,6 +318,7 @@ class _CompareChecker:
         items = node.value if isinstance(node, SequenceNode) else []
         ok = True
         seen: set[str] = set()
+        columns: dict[str, str] = {}  # metric name -> the item that names it ("strr" and "strr:words.txt")
         for i, name in enumerate(names):
             inode = items[i] if i < len(items) else node
             if name in seen:
@@ -324,10 +326,30 @@ class _CompareChecker:
                 ok = False
                 continue
             seen.add(name)
+            base, colon, value = name.partition(":")  # name:ARGUMENT (Metric.configure)
             try:
-                self.registry.metric(name.partition(":")[0])  # name:ARGUMENT (Metric.configure)
+                cls = self.registry.metric(base).cls
             except UnknownComponentError as exc:
                 self.problems.add(inode, join_path(path, i), str(exc))
+                ok = False
+                continue
+            problem = None
+            if base in columns:
+                problem = f"{columns[base]!r} is listed too, and both are the column {base!r}: keep one"
+            elif getattr(cls, "scope", "corpus") == "parallel" and not parallel:
+                problem = (f"{base!r} is measured across the languages of a parallel: set, and this comparison has "
+                           "none, so it would have no value")
+            else:
+                try:
+                    if colon:
+                        cls.configure(value).check_argument(value)
+                    elif cls.argument_required:
+                        problem = f"metric {base!r} needs {cls.argument}: name it as {base}:VALUE"
+                except TokembedError as exc:
+                    problem = str(exc)
+            columns.setdefault(base, name)
+            if problem is not None:
+                self.problems.add(inode, join_path(path, i), problem)
                 ok = False
         return tuple(names) if ok else None
 

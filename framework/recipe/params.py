@@ -380,11 +380,13 @@ def coerce(node: Node, hint: Any, path: str, problems: Problems, constraint: Any
     if isinstance(node, ScalarNode):
         value = _read_scalar(node, members)
         if value is _NO:
-            got = describe_node(node) + _hint(node, members)
+            got = describe_node(node) + (_hint(node, members) or
+                                         (_advice(constraint, natural(node)) if is_plain(node) else ""))
             problems.add(node, path, f"expected {describe(hint, constraint)}, got {got}")
             return INVALID
         if not _satisfies(constraint, value):
-            problems.add(node, path, f"expected {describe(hint, constraint)}, got {value!r}")
+            problems.add(node, path, f"expected {describe(hint, constraint)}, got {value!r}"
+                                     f"{_advice(constraint, value)}")
             return INVALID
         return value
     if isinstance(node, SequenceNode):
@@ -422,6 +424,21 @@ def _coerce_sequence(node: SequenceNode, seq: Any, path: str, problems: Problems
     out = [coerce(item, h, join_path(path, i), problems, None, depth + 1) for i, (item, h) in
            enumerate(zip(items, hints))]
     return INVALID if any(v is INVALID for v in out) else tuple(out)
+
+
+def _advice(constraint: Any, value: Any) -> str:
+    """The advice a declaration gives for a rejected value, as ``fit`` gives it (``sg: 1``: use true/false;
+    ``x_max: .inf``: infinity is not allowed; ``vector_size: 4.0``: no decimal point), or ``""``."""
+    for alt in constraint or ():
+        advise = getattr(alt, "advice", None)
+        if advise is not None and not isinstance(value, str):
+            try:
+                text = advise(value)
+            except Exception:  # a plugin's constraint: the advice is a nicety, never a new error
+                text = ""
+            if text:
+                return text
+    return ""
 
 
 def _hint(node: ScalarNode, members: list[Any]) -> str:

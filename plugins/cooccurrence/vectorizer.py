@@ -434,7 +434,7 @@ class CooccurrenceVectorizer(Vectorizer):
         """``matrix_``: the output of ``fit_transform`` on the fitted data (scipy.sparse.csr_matrix (V, V))."""
         return self.matrix_
 
-    def get_feature_names_out(self) -> np.ndarray:
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The words of the columns (and rows), in vocabulary order: ndarray of str (V,)."""
         self._check_is_fitted()
         return np.asarray(self.index_to_key_, dtype=object).astype(str)

@@ -297,7 +297,7 @@ class TruncatedSVD(Vectorizer):
 
         return KeyedVectors.from_arrays(keys, vectors, copy=False)
 
-    def get_feature_names_out(self) -> np.ndarray:
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """``["svd0", "svd1", ...]``, an ndarray of str (dtype object) of shape (n_components,)."""
         self._check_is_fitted()
         return np.array([f"{self.name}{i}" for i in range(self.components_.shape[0])], dtype=object)

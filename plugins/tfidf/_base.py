@@ -351,7 +351,7 @@ class TermVectorizer(Vectorizer):
         matrix.data = matrix.data.astype(target, copy=False)
         return matrix
 
-    def get_feature_names_out(self) -> np.ndarray:
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The term of each column, an ndarray of str (dtype object) of shape (n_features,), sorted by code point
         unless a fixed ``vocabulary`` gave the order."""
         self._check_is_fitted()

@@ -290,6 +290,31 @@ def test_metrics_are_checked_against_the_registry(reg, tmp_path):
     assert load_recipe_string(head, registry=reg).compare.metrics is None  # default: every registered metric
 
 
+def test_metric_arguments_and_columns_are_checked_before_any_work(reg, tmp_path, monkeypatch):
+    # a missing or malformed gold file was found after every tokenizer was trained and measured, "strr" with
+    # "strr:FILE" (one column) at run time with no line, and premium_gini without a parallel set gave no column
+    monkeypatch.chdir(tmp_path)  # a metric's file is relative to the working directory
+    (tmp_path / "gold.tsv").write_text("unhappiness\tun hap ness\n", encoding="utf-8")
+    (tmp_path / "words.txt").write_text("whale\n", encoding="utf-8")
+    head = ("corpus: {builtin: moby-dick}\ncompare:\n  tokenizers: {c: {type: char}}\n"
+            "  corpora: {m: {builtin: moby-dick}}\n")
+    assert problems_of(head + "  metrics: [strr, premium_gini, boundary_f1:gold.tsv, boundary_recall:nope.tsv, "
+                       "strr:words.txt, boundary_precision, fertility:x]\n", reg, tmp_path) == [
+        "r.yaml:5:19: compare.metrics.1: 'premium_gini' is measured across the languages of a parallel: set, and "
+        "this comparison has none, so it would have no value",
+        "r.yaml:5:33: compare.metrics.2: gold segmentation 'gold.tsv', line 1: the morphs 'un hap ness' do not "
+        "spell the word 'unhappiness'",
+        "r.yaml:5:55: compare.metrics.3: gold segmentation 'nope.tsv' is not a file",
+        "r.yaml:5:81: compare.metrics.4: 'strr' is listed too, and both are the column 'strr': keep one",
+        "r.yaml:5:97: compare.metrics.5: metric 'boundary_precision' needs a gold segmentation file (word<TAB>morph "
+        "morph ... per line): name it as boundary_precision:VALUE",
+        "r.yaml:5:117: compare.metrics.6: metric 'fertility' takes no argument (got fertility:x)",
+    ]
+    (tmp_path / "gold.tsv").write_text("unhappiness\tun happi ness\n", encoding="utf-8")
+    spec = load_recipe_string(head + "  metrics: [strr:words.txt, boundary_f1:gold.tsv]\n", registry=reg).compare
+    assert spec.metrics == ("strr:words.txt", "boundary_f1:gold.tsv")
+
+
 def test_corpus_names_must_not_clash_with_languages(project, reg):
     text = RECIPE.replace("eval: {path: data/eval.txt}", "de: {path: data/eval.txt}")
     assert problems_of(text, reg, project.parent) == [

@@ -134,3 +134,56 @@ def test_the_command_reads_a_corpus_file_as_a_recipe_does(gpt, tmp_path, capsys)
     assert [np.asarray(s, np.int64).tolist() for s in seqs] == [r.tolist() for r in
                                                                _reference(gpt, ["first line", "second line"])]
     assert json.loads((tmp_path / "out" / "encoded.json").read_text())["corpus"]["source"] == str(corpus)
+
+
+def test_an_end_of_text_id_is_refused_where_it_would_be_dropped(gpt, tmp_path):
+    # the tokembed layout writes no end-of-text id (offsets keep documents apart): --eot-id was silently ignored
+    with pytest.raises(TokembedError, match="--eot-id applies to the nanogpt and megatron formats"):
+        encode_corpus(gpt, DOCS, tmp_path / "enc", eot_id=0, progress=False)
+    assert not (tmp_path / "enc").exists() and not (tmp_path / "enc.incomplete").exists()
+
+
+def test_the_command_names_what_it_was_given_instead_of_a_tokenizer(gpt, tmp_path, capsys):
+    from tokembed.plugins.sinusoidal.embedder import SinusoidalEmbedder
+
+    SinusoidalEmbedder(d_model=4, max_len=8, vocab_size=10).fit(None).save(tmp_path / "pos.tokembed.json")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(b"fine\nbad \xff byte\n")
+    assert main(["encode", str(tmp_path / "pos.tokembed.json"), str(corpus), "--out", str(tmp_path / "o"),
+                 "-q"]) == 2
+    assert "holds an embedder, not a tokenizer" in capsys.readouterr().err
+    gpt.save(tmp_path / "gpt.tokembed.json")
+    assert main(["encode", str(tmp_path / "gpt.tokembed.json"), str(corpus), "--out", str(tmp_path / "o"),
+                 "-q"]) == 2
+    assert "`--errors replace` for tokembed encode" in capsys.readouterr().err  # the option this command has
+    assert main(["encode", str(tmp_path / "gpt.tokembed.json"), str(corpus), "--out", str(tmp_path / "o"),
+                 "--errors", "replace", "-q"]) == 0
+
+
+@pytest.mark.parametrize("change", [
+    {"special_ids": ["x"]}, {"special_ids": 5}, {"special_ids": [10**6]}, {"documents": "9"}, {"tokens": None},
+    {"dtype": "float32"}, {"vocab_size": True},
+])
+def test_a_changed_manifest_is_an_artifact_error(gpt, tmp_path, change):
+    # these raised ValueError or TypeError from inside open (int("x"), "9" + 1, iterating 5)
+    encode_corpus(gpt, DOCS, tmp_path / "enc", progress=False)
+    manifest = json.loads((tmp_path / "enc" / "encoded.json").read_text())
+    (tmp_path / "enc" / "encoded.json").write_text(json.dumps({**manifest, **change}))
+    with pytest.raises(ArtifactError, match="encoded.json has an invalid"):
+        TokenSequences.open(tmp_path / "enc")
+
+
+def test_a_vocabulary_of_other_things_than_str_is_an_artifact_error(gpt, tmp_path):
+    encode_corpus(gpt, DOCS, tmp_path / "enc", progress=False)
+    vocab = json.loads((tmp_path / "enc" / "vocab.json").read_text())
+    (tmp_path / "enc" / "vocab.json").write_text(json.dumps([None] + vocab[1:]))
+    with pytest.raises(ArtifactError, match="vocab.json must be a list of str"):
+        TokenSequences.open(tmp_path / "enc")
+
+
+def test_open_says_when_there_is_no_folder(tmp_path):
+    with pytest.raises(ArtifactError, match="no such folder"):
+        TokenSequences.open(tmp_path / "nowhere")
+    (tmp_path / "corpus.txt").write_text("text\n", encoding="utf-8")
+    with pytest.raises(ArtifactError, match="is a file; an encoded corpus is the folder"):
+        TokenSequences.open(tmp_path / "corpus.txt")

@@ -104,7 +104,7 @@ def test_a_bad_partition_is_named_by_file_and_byte_range(tmp_path):
     # before it), though the partition's 18th
     assert str(caught.value) == (f"partition 7/8 ({path}, bytes 3833-4472): {path}:401: invalid UTF-8 at byte offset "
                                  "4004 (b'\\xff': invalid start byte); fix the file, or read it with `errors: "
-                                 "replace` in the corpus spec")
+                                 "replace` in the corpus spec (`--errors replace` for tokembed encode)")
 
 
 def test_an_empty_corpus_counted_by_partitions_is_one_error(tmp_path):

@@ -554,3 +554,18 @@ def test_read_word2vec_header(tmp_path, toy):
         assert read_word2vec_header(tmp_path / "h") == expected, first_line
     with pytest.raises(ArtifactError, match="cannot read"):
         read_word2vec_header(tmp_path / "missing")
+
+
+def test_load_names_what_a_file_is_when_it_is_no_npz(tmp_path):
+    # np.load read a .npy as one array (TypeError: no context manager) and tried anything else as a pickle, whose
+    # message told the user to pass allow_pickle
+    np.save(tmp_path / "arr.npy", np.zeros(3))
+    (tmp_path / "words.txt").write_text("whale 0.1 0.2\n", encoding="utf-8")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    for name, found in (("arr.npy", "a single .npy array"), ("words.txt", "not a zip archive"),
+                        ("empty.npz", "empty")):
+        with pytest.raises(ArtifactError) as info:
+            KeyedVectors.load(tmp_path / name)
+        assert str(info.value) == f"{tmp_path / name}: not an .npz vector file ({found})"
+    with pytest.raises(ArtifactError, match="is a folder, expected an .npz vector file"):
+        KeyedVectors.load(tmp_path)

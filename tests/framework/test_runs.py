@@ -122,6 +122,25 @@ def test_a_successful_run_removes_its_own_earlier_incomplete_folder(tmp_path):
     assert (incomplete / "notes.md").exists()
 
 
+def test_an_encoded_corpus_and_a_run_do_not_replace_each_other(tmp_path):
+    # `tokembed encode runs/q/bpe8k.tokembed.json corpus.txt --out runs/q` deleted the whole run (every trained
+    # component, the tokenizer it had just read included) to write the encoded corpus there
+    run, enc = tmp_path / "run", tmp_path / "enc"
+    RunFolder(run).write(_write("bpe8k.tokembed.json"))
+    with pytest.raises(TokembedError, match="holds the output of tokembed run or compare .* which tokembed encode "
+                                            "would delete"):
+        RunFolder(run, kind="encode")
+    assert (run / "bpe8k.tokembed.json").exists()
+    RunFolder(enc, kind="encode").write(_write("encoded.json"))
+    with pytest.raises(TokembedError, match="holds a corpus encoded by tokembed encode, which this run would delete"):
+        RunFolder(enc)
+    # each kind still replaces its own earlier output
+    RunFolder(run).write(_write("words.tokembed.json"))
+    RunFolder(enc, kind="encode").write(_write("encoded.json", "again"))
+    assert sorted(p.name for p in run.iterdir() if not p.name.startswith(".")) == ["words.tokembed.json"]
+    assert (enc / "encoded.json").read_text(encoding="utf-8") == "again"
+
+
 def test_out_of_memory_inside_a_stage_is_located_at_it():
     from types import SimpleNamespace
 

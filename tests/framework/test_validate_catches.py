@@ -198,3 +198,24 @@ def test_a_lone_surrogate_escaped_in_jsonl_is_refused_or_replaced(tmp_path):
         list(Corpus.from_path(tmp_path / "s.jsonl", format="jsonl", field="text"))
     assert list(Corpus.from_path(tmp_path / "s.jsonl", format="jsonl", field="text", errors="replace")) == [
         "ok", "a\ufffdb"]
+
+
+# -- a declaration's advice reaches the recipe --------------------------------------------------------------------
+def test_validate_gives_the_advice_fit_gives(tmp_path):
+    # fit said "use true/false: true where gensim takes 1" and "infinity is not allowed"; validate said only
+    # "expected bool, got '1'" and "expected float > 0, got inf" (as if inf were not > 0)
+    path = tmp_path / "r.yaml"
+    path.write_text(textwrap.dedent("""\
+        corpus: {builtin: moby-dick}
+        tokenizers:
+          words: {type: word}
+        embedders:
+          w2v: {type: word2vec, input: words, sg: 1, vector_size: 4.0}
+          glove: {type: glove, input: words, x_max: .inf}
+        """), encoding="utf-8")
+    msg = problems_of(path)
+    assert "embedders.w2v.sg: expected bool, got '1' (use true/false: true where gensim takes 1)" in msg
+    assert "embedders.w2v.vector_size: expected int >= 1 and <= 65,536, got '4.0' (write it without a decimal " \
+           "point)" in msg
+    assert "embedders.glove.x_max: expected float > 0, got inf (infinity is not allowed: give a large finite " \
+           "number)" in msg

@@ -113,7 +113,7 @@ class BM25Vectorizer(Vectorizer):
         counts.data = self.idf_[counts.indices] * tf * (self.k1 + 1.0) / (tf + self.k1 * norm)
         return counts
 
-    def get_feature_names_out(self) -> np.ndarray:
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The terms, an object ndarray of str of shape (n_features,)."""
         self._check_is_fitted()
         return np.array(self.vocabulary_, dtype=object)

@@ -233,6 +233,9 @@ def test_clone_and_a_pipeline_after_tfidf(fruit):
     # raw text -> tfidf -> svd in one Pipeline: the same rows as the two steps run by hand
     piped = Pipeline([("tfidf", TfidfVectorizer()), ("svd", copy)]).fit_transform(FRUIT)
     np.testing.assert_array_equal(piped, TruncatedSVD(n_components=2, algorithm="arpack", seed=3).fit_transform(fruit))
+    # the Pipeline's feature names: tfidf's terms go in as input_features, the components come out
+    pipe = Pipeline([("tfidf", TfidfVectorizer()), ("svd", TruncatedSVD(n_components=2, seed=3))]).fit(FRUIT)
+    assert pipe.get_feature_names_out().tolist() == ["svd0", "svd1"]
 
 
 # -- kernels and helpers ---------------------------------------------------------------------------------------------

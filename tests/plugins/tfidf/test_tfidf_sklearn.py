@@ -51,3 +51,11 @@ def test_grid_search_tunes_min_df():
     assert search.best_params_ == {"tfidf__min_df": 2}
     best = search.best_estimator_.named_steps["tfidf"]
     assert best.min_df == 2 and sorted(best.vocabulary_) == ["awful", "film", "great", "the", "was"]
+
+
+def test_a_pipeline_names_its_output_features():
+    # Pipeline.get_feature_names_out() passes each step the previous step's names (scikit-learn's input_features):
+    # a vectorizer that took no argument raised TypeError there
+    pipe = Pipeline([("tfidf", TfidfVectorizer()), ("clf", LogisticRegression())]).fit(DOCS, LABELS)
+    assert pipe[:-1].get_feature_names_out().tolist() == pipe.named_steps["tfidf"].get_feature_names_out().tolist()
+    assert "great" in pipe[:-1].get_feature_names_out().tolist()
