@@ -100,10 +100,12 @@ def check_vectorizer_token_sequences(cls: type, fit_data: Any = None, inputs: An
         _fail(cls, f"on TokenSequences of {len(seqs)} documents ({seqs.n_tokens} tokens), transform gave "
                    f"{Ys.shape[0]} rows; output_rows = {rows!r} promises {expected}")
     foreign = [n for n in names_s if n not in set(seqs.vocab)]
-    if rows != "documents" or len(foreign) == len(names_s):  # n-gram names join tokens: only all-foreign is wrong
-        if foreign:
-            _fail(cls, f"fitted on TokenSequences it names features {_short(foreign[:5])}, which are not tokens of "
-                       "the vocabulary: name features by seqs.vocab[id], not by the id")
+    # rows per token or per vocabulary entry are named by tokens; for rows per document, n-gram names join tokens
+    # and a hashing vectorizer names buckets, so only the ids written as strings (the vocabulary lost) are wrong
+    ids_as_names = bool(foreign) and len(foreign) == len(names_s) and all(str(n).isdigit() for n in foreign)
+    if (rows != "documents" and foreign) or ids_as_names:
+        _fail(cls, f"fitted on TokenSequences it names features {_short(foreign[:5])}, which are not tokens of "
+                   "the vocabulary: name features by seqs.vocab[id], not by the id")
     square = rows == "vocabulary"
     kept = _difference(got, _fitted_output(cls, seqs.to_tokens()), square)
     if not kept:
