@@ -76,7 +76,7 @@ def chunk_counts(classes, char_indptr, out_counts, word_starts, word_ends, word_
 
 
 @njit(cache=True, nogil=True)
-def tokens_per_word(word_starts, word_ends, word_indptr, spans, token_indptr, out):
+def tokens_per_word(word_spans, word_indptr, spans, token_indptr, out):
     """Number of tokens whose span overlaps each word, document by document.
 
     Token ``t`` counts for word ``w`` of the same document when ``t.start < w.end`` and ``t.end > w.start`` (an
@@ -84,13 +84,17 @@ def tokens_per_word(word_starts, word_ends, word_indptr, spans, token_indptr, ou
 
     Parameters
     ----------
-    word_starts, word_ends : int64 arrays, shape (n_words,)
-        Sorted, non-overlapping word spans, in code points of their document.
+    word_spans : int64 array, shape (n_words, 2)
+        Sorted, non-overlapping ``[start, end)`` word spans, in code points of their document.
     word_indptr, token_indptr : int64 arrays, shape (n_docs + 1,)
         The words and the tokens of each document.
     spans : int64 array, shape (n_tokens, 2)
         The tokens' ``[start, end)`` in code points of their document.
-    out : int64 array, shape (n_words,), written
+    out : int64 array, shape (n_words,), written (every entry)
+
+    One pass over words and tokens when the tokens' starts do not decrease (what every tokenizer gives): the
+    first word ending after a token starts is found by walking on from the previous token's; a token starting
+    before the previous one walks again from the document's first word.
     """
     n_docs = word_indptr.shape[0] - 1
     for w in range(out.shape[0]):
@@ -100,22 +104,20 @@ def tokens_per_word(word_starts, word_ends, word_indptr, spans, token_indptr, ou
         w1 = word_indptr[d + 1]
         if w0 == w1:
             continue
+        a = w0
+        prev = -1
         for t in range(token_indptr[d], token_indptr[d + 1]):
             ts = spans[t, 0]
             te = spans[t, 1]
             if te <= ts:
                 continue
-            # first word ending after the token starts (binary search), then every word starting before it ends
-            a = w0
-            b = w1
-            while a < b:
-                m = (a + b) >> 1
-                if word_ends[m] <= ts:
-                    a = m + 1
-                else:
-                    b = m
+            if ts < prev:
+                a = w0
+            prev = ts
+            while a < w1 and word_spans[a, 1] <= ts:  # first word ending after the token starts
+                a += 1
             k = a
-            while k < w1 and word_starts[k] < te:
+            while k < w1 and word_spans[k, 0] < te:  # every word starting before the token ends
                 out[k] += 1
                 k += 1
 

@@ -197,6 +197,32 @@ def test_the_shared_pass_counts_each_document_as_python_does():
     assert got == [[list(s) for s in doc] for doc in spans]
 
 
+def test_tokens_per_word_kernel_equals_the_searchsorted_definition_in_any_token_order():
+    # the kernel walks words from the previous token's start; tokens that start earlier than the one before (and
+    # empty or overlapping spans) must give the same counts as the per-document NumPy definition
+    from tokembed.metrics._kernels import tokens_per_word as kernel
+
+    rng = np.random.default_rng(7)
+    word_spans, token_spans, w_indptr, t_indptr, expected = [], [], [0], [0], []
+    for d in range(60):
+        bounds = np.sort(rng.choice(np.arange(200), size=2 * int(rng.integers(0, 8)), replace=False))
+        words = bounds.reshape(-1, 2)
+        starts = rng.integers(0, 200, size=int(rng.integers(0, 12)))
+        toks = np.stack([starts, starts + rng.integers(0, 30, size=starts.size)], axis=1).astype(np.int64)
+        if d % 2:
+            toks = toks[np.argsort(toks[:, 0], kind="stable")]  # sorted starts: the usual case
+        word_spans.append(words), token_spans.append(toks)
+        w_indptr.append(w_indptr[-1] + len(words)), t_indptr.append(t_indptr[-1] + len(toks))
+        if len(words):
+            expected.append(tokens_per_word([tuple(w) for w in words.tolist()], toks))
+    ws = np.ascontiguousarray(np.concatenate(word_spans).reshape(-1, 2), np.int64)
+    ts = np.ascontiguousarray(np.concatenate(token_spans).reshape(-1, 2), np.int64)
+    out = np.full(len(ws), -1, np.int64)
+    kernel(ws, np.array(w_indptr, np.int64), ts, np.array(t_indptr, np.int64), out)
+    assert out.tolist() == np.concatenate(expected).tolist()
+    assert out.max() >= 2  # the case is not trivial: some word is overlapped by several tokens
+
+
 def test_premium_keeps_the_chapter_counts_in_order(fitted, docs):
     tok = fitted["bpe_suffix"]
     run = MetricRun(tok, [PremiumMedian])
