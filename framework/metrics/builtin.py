@@ -207,6 +207,9 @@ class ContinuedWords(Metric):
         self.words = 0
         self.continued = 0
 
+    def prepare_chunk(self, chunk: Any) -> None:
+        chunk.tokens_per_word()
+
     def update_chunk(self, chunk: Any) -> None:
         tpw = chunk.tokens_per_word()
         self.words += int(tpw.size)
@@ -333,12 +336,18 @@ class RoundTrip(Metric):
         self.exact = 0
         self.documents = 0
 
-    def update_chunk(self, chunk: Any) -> None:
+    def prepare_chunk(self, chunk: Any) -> None:
+        chunk.cached("round_trip", lambda: self._exact(chunk))
+
+    def _exact(self, chunk: Any) -> int:
         if not chunk.n_docs:
-            return
+            return 0
         texts = decode_documents(self.tokenizer, chunk.ids, chunk.token_indptr)
+        return sum(map(operator.eq, texts, chunk.docs))
+
+    def update_chunk(self, chunk: Any) -> None:
         self.documents += chunk.n_docs
-        self.exact += sum(map(operator.eq, texts, chunk.docs))
+        self.exact += chunk.cached("round_trip", lambda: self._exact(chunk))
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.exact, self.documents)
