@@ -27,6 +27,8 @@ __all__ = [
     "SAMPLE_HEAD",
     "SAMPLE_EVERY",
     "determinism_sample",
+    "within_budget",
+    "SAMPLE_FLOOR_CHARS",
     "ids_digest_stream",
     "tokembed_register_metrics",
     "tokens_per_word",
@@ -54,9 +56,13 @@ __all__ = [
 RENYI_ALPHA = 2.5
 
 #: The determinism check re-encodes the first SAMPLE_HEAD documents of a measured sequence and every
-#: SAMPLE_EVERY-th after them (positions 0, 1, ..., 31, 64, 128, ...).
+#: SAMPLE_EVERY-th after them (positions 0, 1, ..., 31, 64, 128, ...), within a budget of characters: a document
+#: is taken when the sample's code points, it included, stay within SAMPLE_FLOOR_CHARS plus 1 / SAMPLE_EVERY of the
+#: code points measured up to it (the sequence's first document is always taken). Long documents thus cost the
+#: check no more than short ones: about 1/64 of the characters, twice (alone, then in a batch).
 SAMPLE_HEAD = 32
 SAMPLE_EVERY = 64
+SAMPLE_FLOOR_CHARS = 65_536
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -461,6 +467,31 @@ def determinism_sample(start: int, n: int) -> np.ndarray:
     return np.flatnonzero((g < SAMPLE_HEAD) | (g % SAMPLE_EVERY == 0))
 
 
+def within_budget(candidates: np.ndarray, characters: np.ndarray, seen: int, sampled: int) -> tuple[list[int], int]:
+    """The positions of ``candidates`` (from :func:`determinism_sample`) that the check takes, in order, and the
+    sample's code points after them: position ``i`` is taken when ``sampled + characters[i]`` (the sample with it)
+    is at most :data:`SAMPLE_FLOOR_CHARS` plus ``(seen + characters[:i + 1].sum()) // SAMPLE_EVERY``, or when
+    nothing was sampled yet (the first document is always checked).
+
+    Parameters
+    ----------
+    candidates : int64 array, shape (k,)
+        Positions in the chunk, increasing.
+    characters : int64 array, shape (n_docs,)
+        Code points of each document of the chunk.
+    seen, sampled : int
+        Code points of the documents measured before the chunk, and of the sampled ones among them.
+    """
+    through = seen + np.cumsum(characters)
+    picked = []
+    for i in candidates.tolist():
+        n = int(characters[i])
+        if sampled == 0 or sampled + n <= SAMPLE_FLOOR_CHARS + int(through[i]) // SAMPLE_EVERY:
+            picked.append(i)
+            sampled += n
+    return picked, sampled
+
+
 def ids_digest_stream(ids: np.ndarray, token_indptr: np.ndarray) -> bytes:
     """The bytes hashed for a chunk: per document, its token count (int64, little endian) then its ids (int32,
     little endian), documents in order; so the digest does not depend on how the corpus was cut into chunks."""
@@ -480,7 +511,8 @@ class Deterministic(Metric):
     name = "deterministic"
     label = "determ."
     unit = "yes / no"
-    definition = ("Yes when a sample of the documents (the first 32 and every 64th, by position) encodes to the same "
+    definition = ("Yes when a sample of the documents (the first 32 and every 64th, by position, within a budget of "
+                  "65,536 code points plus 1/64 of those measured) encodes to the same "
                   "ids in the measuring pass (encode_ids of chunks, on threads), again one by one with encode, and "
                   "again in one encode_batch call in reverse order.")
     source = "tokembed"
@@ -491,10 +523,14 @@ class Deterministic(Metric):
         self.first: Any = hashlib.blake2b(digest_size=16)
         self.equal = True
         self.checked = 0
+        self.seen_chars = 0
+        self.sample_chars = 0
 
     def update_chunk(self, chunk: Any) -> None:
         self.first.update(ids_digest_stream(chunk.ids, chunk.token_indptr))
-        picked = determinism_sample(chunk.start, chunk.n_docs).tolist()
+        candidates = determinism_sample(chunk.start, chunk.n_docs)
+        picked, self.sample_chars = within_budget(candidates, chunk.characters, self.seen_chars, self.sample_chars)
+        self.seen_chars += int(chunk.characters.sum())
         if not picked:
             return
         docs = [chunk.docs[i] for i in picked]
@@ -518,7 +554,7 @@ class Deterministic(Metric):
         return {"ids_blake2b": self._digest(self.first).hex(), "sample_documents": int(self.checked)}
 
     def merge(self, other: "Deterministic") -> "Deterministic":
-        out = _summed(self, other, "checked")
+        out = _summed(self, other, "checked", "seen_chars", "sample_chars")
         out.equal = self.equal and other.equal
         out.first = hashlib.blake2b(self._digest(self.first) + self._digest(other.first), digest_size=16).digest()
         return out

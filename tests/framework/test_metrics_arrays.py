@@ -321,3 +321,26 @@ def test_the_determinism_sample_is_the_stated_one(fitted):
     docs = [f"doc {i}" for i in range(300)]
     out, run = measured(fitted["char"], docs, metrics=[Deterministic], size=50)
     assert run.extras()["deterministic"]["sample_documents"] == 32 + 4  # 0..31, 64, 128, 192, 256
+
+
+def test_the_determinism_sample_keeps_within_its_budget_of_characters(fitted):
+    from tokembed.metrics.builtin import SAMPLE_FLOOR_CHARS, within_budget
+
+    assert SAMPLE_FLOOR_CHARS == 65_536
+    # positions 0..3 are candidates, each 40,000 code points: 0 is always taken (nothing sampled yet); 1 would make
+    # 80,000 > 65,536 + 80,000 // 64 = 66,786; 2 and 3 likewise (80,000 > 67,411 and > 68,036)
+    chars = np.full(4, 40_000, np.int64)
+    assert within_budget(np.arange(4), chars, 0, 0) == ([0], 40_000)
+    # after 64 * 10,000,000 code points measured the budget is 65,536 + 10,000,000: all four fit
+    assert within_budget(np.arange(4), chars, 640_000_000, 40_000) == ([0, 1, 2, 3], 200_000)
+    # short documents: every candidate is taken, as by position alone
+    assert within_budget(np.array([0, 5]), np.ones(6, np.int64), 0, 0) == ([0, 5], 2)
+    # through a run: documents of 50,000 code points then short ones; the long ones past the first are skipped
+    docs = ["x" * 50_000] * 40 + ["short doc"] * 200
+    out, run = measured(fitted["char"], docs, metrics=[Deterministic], size=64)
+    assert out["deterministic"] is True
+    det = run.metrics["deterministic"]
+    # candidates: 0..31, 64, 128, 192; taken: 0 (always) then 64, 128, 192 (9 code points each); the long documents
+    # 1..31 each exceed 65,536 + their position's share
+    assert det.checked == 4 and det.sample_chars == 50_000 + 27
+    assert det.seen_chars == 40 * 50_000 + 200 * 9
