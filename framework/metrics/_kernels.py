@@ -130,3 +130,40 @@ def count_equal(ids, value):
         if ids[i] == value:
             n += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def id_range(ids):
+    """``(min, max)`` of ``ids`` (int32, non-empty)."""
+    lo = ids[0]
+    hi = ids[0]
+    for i in range(1, ids.shape[0]):
+        v = ids[i]
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def add_counts(ids, counts):
+    """``counts[i] += 1`` for every id ``i`` of ``ids`` (each in ``[0, counts.size)``, checked by the caller with
+    :func:`id_range`): ``np.add.at`` without the int64 copy and the temporary of ``np.bincount``."""
+    for i in range(ids.shape[0]):
+        counts[ids[i]] += 1
+
+
+@njit(cache=True, nogil=True)
+def table_sum(table, ids):
+    """``(sum of table[i], entries with table[i] < 0)`` over the ids ``i`` of ``ids`` (each in
+    ``[0, table.size)``): the partial tokens of a chunk, and how many of its ids are not classified yet."""
+    total = 0
+    missing = 0
+    for i in range(ids.shape[0]):
+        v = table[ids[i]]
+        if v < 0:
+            missing += 1
+        else:
+            total += v
+    return total, missing

@@ -71,49 +71,36 @@ SAMPLE_FLOOR_CHARS = 65_536
 
 
 class _IdCounts:
-    """Token counts per id, accumulated with ``np.bincount`` over buffered ids (no per-document vocabulary array)."""
+    """Token counts per id, added chunk by chunk in one Numba pass (:func:`tokembed.metrics._kernels.add_counts`)."""
 
     def __init__(self, size: int):
         self.counts = np.zeros(max(int(size), 1), np.int64)
-        self._buffer: list[np.ndarray] = []
-        self._buffered = 0
 
     def add(self, ids: np.ndarray) -> None:
-        if ids.size:
-            self._buffer.append(ids)
-            self._buffered += ids.size
-            if self._buffered >= 1 << 16:
-                self.flush()
+        from ._kernels import add_counts, id_range
+
+        if not ids.size:
+            return
+        ids = np.ascontiguousarray(ids, np.int32)
+        lo, hi = id_range(ids)
+        if lo < 0:
+            raise TokembedError(f"the tokenizer produced a negative id ({int(lo)})")
+        if hi >= self.counts.size:
+            self.counts = np.concatenate([self.counts, np.zeros(int(hi) + 1 - self.counts.size, np.int64)])
+        add_counts(ids, self.counts)
 
     def flush(self) -> np.ndarray:
-        if self._buffer:
-            ids = np.concatenate(self._buffer).astype(np.int64, copy=False)
-            self._buffer, self._buffered = [], 0
-            if ids.min() < 0:
-                raise TokembedError(f"the tokenizer produced a negative id ({int(ids.min())})")
-            binned = np.bincount(ids)
-            if binned.size > self.counts.size:
-                self.counts = np.concatenate([self.counts, np.zeros(binned.size - self.counts.size, np.int64)])
-            self.counts[: binned.size] += binned
+        """The counts (int64, shape (>= vocabulary size,))."""
         return self.counts
-
 
     def merged(self, other: "_IdCounts") -> "_IdCounts":
         """New counts: both added (neither changed)."""
-        a, b = self._flushed(), other._flushed()
+        a, b = self.counts, other.counts
         out = _IdCounts(1)
         out.counts = np.zeros(max(a.size, b.size), np.int64)
         out.counts[: a.size] += a
         out.counts[: b.size] += b
         return out
-
-    def _flushed(self) -> np.ndarray:
-        """The counts with the buffered ids included, without changing this object."""
-        if not self._buffer:
-            return self.counts
-        copy = _IdCounts(1)
-        copy.counts, copy._buffer, copy._buffered = self.counts.copy(), list(self._buffer), self._buffered
-        return copy.flush()
 
 
 def _summed(metric: Any, other: Any, *names: str) -> Any:
@@ -308,12 +295,21 @@ class PartialCharRate(Metric):
         ids = chunk.ids
         if not ids.size:
             return
-        top = int(ids.max()) + 1
+        from ._kernels import id_range, table_sum
+
+        ids = np.ascontiguousarray(ids, np.int32)
+        lo, hi = id_range(ids)
+        if lo < 0:
+            raise TokembedError(f"the tokenizer produced a negative id ({int(lo)})")
+        top = int(hi) + 1
         if top > self.table.size:
             self.table = np.concatenate([self.table, np.full(top - self.table.size, -1, np.int8)])
-        for i in np.unique(ids[self.table[ids] < 0]).tolist():
-            self.table[i] = is_partial_token(self.tokenizer, i)
-        self.partial += int(self.table[ids].sum())
+        partial, missing = table_sum(self.table, ids)
+        if missing:
+            for i in np.unique(ids[self.table[ids] < 0]).tolist():
+                self.table[i] = is_partial_token(self.tokenizer, i)
+            partial, _ = table_sum(self.table, ids)
+        self.partial += int(partial)
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.partial, stats.tokens)

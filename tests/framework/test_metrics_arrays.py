@@ -344,3 +344,15 @@ def test_the_determinism_sample_keeps_within_its_budget_of_characters(fitted):
     # 1..31 each exceed 65,536 + their position's share
     assert det.checked == 4 and det.sample_chars == 50_000 + 27
     assert det.seen_chars == 40 * 50_000 + 200 * 9
+
+
+@pytest.mark.parametrize("name", ["vocab_utilization", "renyi_efficiency", "partial_char_rate"])
+def test_a_negative_id_is_a_clear_error_not_a_wrapped_index(fitted, name):
+    from types import SimpleNamespace
+
+    from tokembed.errors import TokembedError
+
+    cls = next(m for m in BUILTIN_METRICS if m.name == name)
+    metric = cls(fitted["char"])
+    with pytest.raises(TokembedError, match=r"negative id \(-1\)"):
+        metric.update_chunk(SimpleNamespace(ids=np.array([3, -1, 2], np.int32)))
