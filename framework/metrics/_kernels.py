@@ -167,3 +167,18 @@ def table_sum(table, ids):
         else:
             total += v
     return total, missing
+
+
+@njit(cache=True, nogil=True)
+def unclassified_ids(table, ids, seen, out):
+    """The distinct ids ``i`` of ``ids`` with ``table[i] < 0``, in order of first occurrence, written to ``out``;
+    returns how many. ``seen`` (bool, shape (table.size,), all False) is scratch; ``out`` has room for
+    ``min(ids.size, table.size)`` ids."""
+    n = 0
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        if table[i] < 0 and not seen[i]:
+            seen[i] = True
+            out[n] = i
+            n += 1
+    return n

@@ -295,7 +295,7 @@ class PartialCharRate(Metric):
         ids = chunk.ids
         if not ids.size:
             return
-        from ._kernels import id_range, table_sum
+        from ._kernels import id_range, table_sum, unclassified_ids
 
         ids = np.ascontiguousarray(ids, np.int32)
         lo, hi = id_range(ids)
@@ -306,7 +306,9 @@ class PartialCharRate(Metric):
             self.table = np.concatenate([self.table, np.full(top - self.table.size, -1, np.int8)])
         partial, missing = table_sum(self.table, ids)
         if missing:
-            for i in np.unique(ids[self.table[ids] < 0]).tolist():
+            out = np.empty(min(ids.size, self.table.size), np.int32)
+            n = unclassified_ids(self.table, ids, np.zeros(self.table.size, np.bool_), out)
+            for i in out[:n].tolist():
                 self.table[i] = is_partial_token(self.tokenizer, i)
             partial, _ = table_sum(self.table, ids)
         self.partial += int(partial)
@@ -522,8 +524,11 @@ class Deterministic(Metric):
         self.seen_chars = 0
         self.sample_chars = 0
 
+    def prepare_chunk(self, chunk: Any) -> None:
+        chunk.cached("ids_digest_stream", lambda: ids_digest_stream(chunk.ids, chunk.token_indptr))
+
     def update_chunk(self, chunk: Any) -> None:
-        self.first.update(ids_digest_stream(chunk.ids, chunk.token_indptr))
+        self.first.update(chunk.cached("ids_digest_stream", lambda: ids_digest_stream(chunk.ids, chunk.token_indptr)))
         candidates = determinism_sample(chunk.start, chunk.n_docs)
         picked, self.sample_chars = within_budget(candidates, chunk.characters, self.seen_chars, self.sample_chars)
         self.seen_chars += int(chunk.characters.sum())
