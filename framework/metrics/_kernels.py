@@ -76,7 +76,7 @@ def chunk_counts(classes, char_indptr, out_counts, word_starts, word_ends, word_
 
 
 @njit(cache=True, nogil=True)
-def tokens_per_word(word_starts, word_ends, word_indptr, spans, token_indptr, out):
+def tokens_per_word(word_spans, word_indptr, spans, token_indptr, out):
     """Number of tokens whose span overlaps each word, document by document.
 
     Token ``t`` counts for word ``w`` of the same document when ``t.start < w.end`` and ``t.end > w.start`` (an
@@ -84,13 +84,17 @@ def tokens_per_word(word_starts, word_ends, word_indptr, spans, token_indptr, ou
 
     Parameters
     ----------
-    word_starts, word_ends : int64 arrays, shape (n_words,)
-        Sorted, non-overlapping word spans, in code points of their document.
+    word_spans : int64 array, shape (n_words, 2)
+        Sorted, non-overlapping ``[start, end)`` word spans, in code points of their document.
     word_indptr, token_indptr : int64 arrays, shape (n_docs + 1,)
         The words and the tokens of each document.
     spans : int64 array, shape (n_tokens, 2)
         The tokens' ``[start, end)`` in code points of their document.
-    out : int64 array, shape (n_words,), written
+    out : int64 array, shape (n_words,), written (every entry)
+
+    One pass over words and tokens when the tokens' starts do not decrease (what every tokenizer gives): the
+    first word ending after a token starts is found by walking on from the previous token's; a token starting
+    before the previous one walks again from the document's first word.
     """
     n_docs = word_indptr.shape[0] - 1
     for w in range(out.shape[0]):
@@ -100,22 +104,20 @@ def tokens_per_word(word_starts, word_ends, word_indptr, spans, token_indptr, ou
         w1 = word_indptr[d + 1]
         if w0 == w1:
             continue
+        a = w0
+        prev = -1
         for t in range(token_indptr[d], token_indptr[d + 1]):
             ts = spans[t, 0]
             te = spans[t, 1]
             if te <= ts:
                 continue
-            # first word ending after the token starts (binary search), then every word starting before it ends
-            a = w0
-            b = w1
-            while a < b:
-                m = (a + b) >> 1
-                if word_ends[m] <= ts:
-                    a = m + 1
-                else:
-                    b = m
+            if ts < prev:
+                a = w0
+            prev = ts
+            while a < w1 and word_spans[a, 1] <= ts:  # first word ending after the token starts
+                a += 1
             k = a
-            while k < w1 and word_starts[k] < te:
+            while k < w1 and word_spans[k, 0] < te:  # every word starting before the token ends
                 out[k] += 1
                 k += 1
 
@@ -126,5 +128,57 @@ def count_equal(ids, value):
     n = 0
     for i in range(ids.shape[0]):
         if ids[i] == value:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def id_range(ids):
+    """``(min, max)`` of ``ids`` (int32, non-empty)."""
+    lo = ids[0]
+    hi = ids[0]
+    for i in range(1, ids.shape[0]):
+        v = ids[i]
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def add_counts(ids, counts):
+    """``counts[i] += 1`` for every id ``i`` of ``ids`` (each in ``[0, counts.size)``, checked by the caller with
+    :func:`id_range`): ``np.add.at`` without the int64 copy and the temporary of ``np.bincount``."""
+    for i in range(ids.shape[0]):
+        counts[ids[i]] += 1
+
+
+@njit(cache=True, nogil=True)
+def table_sum(table, ids):
+    """``(sum of table[i], entries with table[i] < 0)`` over the ids ``i`` of ``ids`` (each in
+    ``[0, table.size)``): the partial tokens of a chunk, and how many of its ids are not classified yet."""
+    total = 0
+    missing = 0
+    for i in range(ids.shape[0]):
+        v = table[ids[i]]
+        if v < 0:
+            missing += 1
+        else:
+            total += v
+    return total, missing
+
+
+@njit(cache=True, nogil=True)
+def unclassified_ids(table, ids, seen, out):
+    """The distinct ids ``i`` of ``ids`` with ``table[i] < 0``, in order of first occurrence, written to ``out``;
+    returns how many. ``seen`` (bool, shape (table.size,), all False) is scratch; ``out`` has room for
+    ``min(ids.size, table.size)`` ids."""
+    n = 0
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        if table[i] < 0 and not seen[i]:
+            seen[i] = True
+            out[n] = i
             n += 1
     return n

@@ -194,6 +194,13 @@ class Metric:
         ids, spans, document boundaries, per-document counts, word spans). Chunks come in document order, each
         once. The default ignores it (a metric computed from :class:`PassStats`)."""
 
+    def prepare_chunk(self, chunk: Any) -> None:
+        """Optional: work on a chunk that reads no state of the metric, done on the threads that prepare the chunks
+        (:meth:`tokembed.metrics.MetricRun.prepare`) before :meth:`update_chunk` takes it in document order. It
+        stores what it computes on the chunk (:meth:`~tokembed.metrics.chunk.Chunk.cached`), where
+        :meth:`update_chunk` reads it, so it must not change the metric (several threads call it at once) and
+        :meth:`update_chunk` must give the same result whether it ran or not. The default does nothing."""
+
     def update(self, doc: str, encoding: Encoding) -> None:
         """The slow path: take one document and its encoding (``add_special_tokens=False``). Called only for a
         metric on the per-document path (:meth:`uses_documents`). The default ignores them."""

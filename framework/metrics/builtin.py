@@ -27,6 +27,8 @@ __all__ = [
     "SAMPLE_HEAD",
     "SAMPLE_EVERY",
     "determinism_sample",
+    "within_budget",
+    "SAMPLE_FLOOR_CHARS",
     "ids_digest_stream",
     "tokembed_register_metrics",
     "tokens_per_word",
@@ -54,9 +56,13 @@ __all__ = [
 RENYI_ALPHA = 2.5
 
 #: The determinism check re-encodes the first SAMPLE_HEAD documents of a measured sequence and every
-#: SAMPLE_EVERY-th after them (positions 0, 1, ..., 31, 64, 128, ...).
+#: SAMPLE_EVERY-th after them (positions 0, 1, ..., 31, 64, 128, ...), within a budget of characters: a document
+#: is taken when the sample's code points, it included, stay within SAMPLE_FLOOR_CHARS plus 1 / SAMPLE_EVERY of the
+#: code points measured up to it (the sequence's first document is always taken). Long documents thus cost the
+#: check no more than short ones: about 1/64 of the characters, twice (alone, then in a batch).
 SAMPLE_HEAD = 32
 SAMPLE_EVERY = 64
+SAMPLE_FLOOR_CHARS = 65_536
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -65,49 +71,36 @@ SAMPLE_EVERY = 64
 
 
 class _IdCounts:
-    """Token counts per id, accumulated with ``np.bincount`` over buffered ids (no per-document vocabulary array)."""
+    """Token counts per id, added chunk by chunk in one Numba pass (:func:`tokembed.metrics._kernels.add_counts`)."""
 
     def __init__(self, size: int):
         self.counts = np.zeros(max(int(size), 1), np.int64)
-        self._buffer: list[np.ndarray] = []
-        self._buffered = 0
 
     def add(self, ids: np.ndarray) -> None:
-        if ids.size:
-            self._buffer.append(ids)
-            self._buffered += ids.size
-            if self._buffered >= 1 << 16:
-                self.flush()
+        from ._kernels import add_counts, id_range
+
+        if not ids.size:
+            return
+        ids = np.ascontiguousarray(ids, np.int32)
+        lo, hi = id_range(ids)
+        if lo < 0:
+            raise TokembedError(f"the tokenizer produced a negative id ({int(lo)})")
+        if hi >= self.counts.size:
+            self.counts = np.concatenate([self.counts, np.zeros(int(hi) + 1 - self.counts.size, np.int64)])
+        add_counts(ids, self.counts)
 
     def flush(self) -> np.ndarray:
-        if self._buffer:
-            ids = np.concatenate(self._buffer).astype(np.int64, copy=False)
-            self._buffer, self._buffered = [], 0
-            if ids.min() < 0:
-                raise TokembedError(f"the tokenizer produced a negative id ({int(ids.min())})")
-            binned = np.bincount(ids)
-            if binned.size > self.counts.size:
-                self.counts = np.concatenate([self.counts, np.zeros(binned.size - self.counts.size, np.int64)])
-            self.counts[: binned.size] += binned
+        """The counts (int64, shape (>= vocabulary size,))."""
         return self.counts
-
 
     def merged(self, other: "_IdCounts") -> "_IdCounts":
         """New counts: both added (neither changed)."""
-        a, b = self._flushed(), other._flushed()
+        a, b = self.counts, other.counts
         out = _IdCounts(1)
         out.counts = np.zeros(max(a.size, b.size), np.int64)
         out.counts[: a.size] += a
         out.counts[: b.size] += b
         return out
-
-    def _flushed(self) -> np.ndarray:
-        """The counts with the buffered ids included, without changing this object."""
-        if not self._buffer:
-            return self.counts
-        copy = _IdCounts(1)
-        copy.counts, copy._buffer, copy._buffered = self.counts.copy(), list(self._buffer), self._buffered
-        return copy.flush()
 
 
 def _summed(metric: Any, other: Any, *names: str) -> Any:
@@ -207,6 +200,9 @@ class ContinuedWords(Metric):
         self.words = 0
         self.continued = 0
 
+    def prepare_chunk(self, chunk: Any) -> None:
+        chunk.tokens_per_word()
+
     def update_chunk(self, chunk: Any) -> None:
         tpw = chunk.tokens_per_word()
         self.words += int(tpw.size)
@@ -299,12 +295,23 @@ class PartialCharRate(Metric):
         ids = chunk.ids
         if not ids.size:
             return
-        top = int(ids.max()) + 1
+        from ._kernels import id_range, table_sum, unclassified_ids
+
+        ids = np.ascontiguousarray(ids, np.int32)
+        lo, hi = id_range(ids)
+        if lo < 0:
+            raise TokembedError(f"the tokenizer produced a negative id ({int(lo)})")
+        top = int(hi) + 1
         if top > self.table.size:
             self.table = np.concatenate([self.table, np.full(top - self.table.size, -1, np.int8)])
-        for i in np.unique(ids[self.table[ids] < 0]).tolist():
-            self.table[i] = is_partial_token(self.tokenizer, i)
-        self.partial += int(self.table[ids].sum())
+        partial, missing = table_sum(self.table, ids)
+        if missing:
+            out = np.empty(min(ids.size, self.table.size), np.int32)
+            n = unclassified_ids(self.table, ids, np.zeros(self.table.size, np.bool_), out)
+            for i in out[:n].tolist():
+                self.table[i] = is_partial_token(self.tokenizer, i)
+            partial, _ = table_sum(self.table, ids)
+        self.partial += int(partial)
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.partial, stats.tokens)
@@ -333,12 +340,18 @@ class RoundTrip(Metric):
         self.exact = 0
         self.documents = 0
 
-    def update_chunk(self, chunk: Any) -> None:
+    def prepare_chunk(self, chunk: Any) -> None:
+        chunk.cached("round_trip", lambda: self._exact(chunk))
+
+    def _exact(self, chunk: Any) -> int:
         if not chunk.n_docs:
-            return
+            return 0
         texts = decode_documents(self.tokenizer, chunk.ids, chunk.token_indptr)
+        return sum(map(operator.eq, texts, chunk.docs))
+
+    def update_chunk(self, chunk: Any) -> None:
         self.documents += chunk.n_docs
-        self.exact += sum(map(operator.eq, texts, chunk.docs))
+        self.exact += chunk.cached("round_trip", lambda: self._exact(chunk))
 
     def result(self, stats: PassStats) -> float | None:
         return _ratio(self.exact, self.documents)
@@ -452,6 +465,31 @@ def determinism_sample(start: int, n: int) -> np.ndarray:
     return np.flatnonzero((g < SAMPLE_HEAD) | (g % SAMPLE_EVERY == 0))
 
 
+def within_budget(candidates: np.ndarray, characters: np.ndarray, seen: int, sampled: int) -> tuple[list[int], int]:
+    """The positions of ``candidates`` (from :func:`determinism_sample`) that the check takes, in order, and the
+    sample's code points after them: position ``i`` is taken when ``sampled + characters[i]`` (the sample with it)
+    is at most :data:`SAMPLE_FLOOR_CHARS` plus ``(seen + characters[:i + 1].sum()) // SAMPLE_EVERY``, or when
+    nothing was sampled yet (the first document is always checked).
+
+    Parameters
+    ----------
+    candidates : int64 array, shape (k,)
+        Positions in the chunk, increasing.
+    characters : int64 array, shape (n_docs,)
+        Code points of each document of the chunk.
+    seen, sampled : int
+        Code points of the documents measured before the chunk, and of the sampled ones among them.
+    """
+    through = seen + np.cumsum(characters)
+    picked = []
+    for i in candidates.tolist():
+        n = int(characters[i])
+        if sampled == 0 or sampled + n <= SAMPLE_FLOOR_CHARS + int(through[i]) // SAMPLE_EVERY:
+            picked.append(i)
+            sampled += n
+    return picked, sampled
+
+
 def ids_digest_stream(ids: np.ndarray, token_indptr: np.ndarray) -> bytes:
     """The bytes hashed for a chunk: per document, its token count (int64, little endian) then its ids (int32,
     little endian), documents in order; so the digest does not depend on how the corpus was cut into chunks."""
@@ -471,7 +509,8 @@ class Deterministic(Metric):
     name = "deterministic"
     label = "determ."
     unit = "yes / no"
-    definition = ("Yes when a sample of the documents (the first 32 and every 64th, by position) encodes to the same "
+    definition = ("Yes when a sample of the documents (the first 32 and every 64th, by position, within a budget of "
+                  "65,536 code points plus 1/64 of those measured) encodes to the same "
                   "ids in the measuring pass (encode_ids of chunks, on threads), again one by one with encode, and "
                   "again in one encode_batch call in reverse order.")
     source = "tokembed"
@@ -482,10 +521,17 @@ class Deterministic(Metric):
         self.first: Any = hashlib.blake2b(digest_size=16)
         self.equal = True
         self.checked = 0
+        self.seen_chars = 0
+        self.sample_chars = 0
+
+    def prepare_chunk(self, chunk: Any) -> None:
+        chunk.cached("ids_digest_stream", lambda: ids_digest_stream(chunk.ids, chunk.token_indptr))
 
     def update_chunk(self, chunk: Any) -> None:
-        self.first.update(ids_digest_stream(chunk.ids, chunk.token_indptr))
-        picked = determinism_sample(chunk.start, chunk.n_docs).tolist()
+        self.first.update(chunk.cached("ids_digest_stream", lambda: ids_digest_stream(chunk.ids, chunk.token_indptr)))
+        candidates = determinism_sample(chunk.start, chunk.n_docs)
+        picked, self.sample_chars = within_budget(candidates, chunk.characters, self.seen_chars, self.sample_chars)
+        self.seen_chars += int(chunk.characters.sum())
         if not picked:
             return
         docs = [chunk.docs[i] for i in picked]
@@ -509,7 +555,7 @@ class Deterministic(Metric):
         return {"ids_blake2b": self._digest(self.first).hex(), "sample_documents": int(self.checked)}
 
     def merge(self, other: "Deterministic") -> "Deterministic":
-        out = _summed(self, other, "checked")
+        out = _summed(self, other, "checked", "seen_chars", "sample_chars")
         out.equal = self.equal and other.equal
         out.first = hashlib.blake2b(self._digest(self.first) + self._digest(other.first), digest_size=16).digest()
         return out

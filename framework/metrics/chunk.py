@@ -116,17 +116,24 @@ class Chunk:
         """Document ``d``'s ids (a view)."""
         return self.ids[self.token_indptr[d]:self.token_indptr[d + 1]]
 
+    def cached(self, key: str, compute: Any) -> Any:
+        """``compute()``, called once per chunk and key: what several metrics derive from the chunk, or what a
+        metric's :meth:`~tokembed.metrics.Metric.prepare_chunk` computes on the preparing threads."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
     def tokens_per_word(self) -> np.ndarray:
         """Tokens overlapping each word (int64, shape (n_words,)), computed once per chunk; see
         :func:`tokembed.metrics._kernels.tokens_per_word`."""
-        if "tpw" not in self._cache:
-            from ._kernels import tokens_per_word
+        return self.cached("tpw", self._tokens_per_word)
 
-            out = np.zeros(self.word_spans.shape[0], np.int64)
-            tokens_per_word(np.ascontiguousarray(self.word_spans[:, 0]), np.ascontiguousarray(self.word_spans[:, 1]),
-                            self.word_indptr, self.spans, self.token_indptr, out)
-            self._cache["tpw"] = out
-        return self._cache["tpw"]
+    def _tokens_per_word(self) -> np.ndarray:
+        from ._kernels import tokens_per_word
+
+        out = np.empty(self.word_spans.shape[0], np.int64)
+        tokens_per_word(self.word_spans, self.word_indptr, self.spans, self.token_indptr, out)
+        return out
 
     def totals(self) -> dict[str, int]:
         """The chunk's shared counts, summed (the fields of :class:`~tokembed.metrics.PassStats` but seconds)."""

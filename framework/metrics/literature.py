@@ -174,6 +174,10 @@ class Strr(Metric):
         self.words = 0
         self.single = 0
 
+    def prepare_chunk(self, chunk: Any) -> None:
+        if self.given is None:
+            chunk.tokens_per_word()
+
     def update_chunk(self, chunk: Any) -> None:
         if self.given is not None:
             return

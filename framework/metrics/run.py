@@ -92,13 +92,18 @@ class MetricRun:
 
     # -- feeding ---------------------------------------------------------------------------------------------
     def prepare(self, docs: Sequence[str], start: int | None = None) -> Any:
-        """The :class:`~tokembed.metrics.chunk.Chunk` of ``docs`` (encoded once, timed), without feeding it:
-        thread-safe when the tokenizer's ``encode_ids`` is. ``start``: index of ``docs[0]`` (default: the
+        """The :class:`~tokembed.metrics.chunk.Chunk` of ``docs`` (encoded once, timed), with each metric's
+        :meth:`~tokembed.metrics.Metric.prepare_chunk` done, without feeding it: thread-safe when the tokenizer's
+        ``encode_ids`` and ``decode_batch`` are. ``start``: index of ``docs[0]`` (default: the
         documents fed so far)."""
         from .chunk import measure_chunk
 
         start = self._counts["documents"] if start is None else start
-        return measure_chunk(self.tokenizer, docs, start, self._unk_id)
+        chunk = measure_chunk(self.tokenizer, docs, start, self._unk_id)
+        for metric in self.metrics.values():
+            if not type(metric).uses_documents():
+                self._call(type(metric), "prepare_chunk", lambda: metric.prepare_chunk(chunk))
+        return chunk
 
     def add(self, chunk: Any) -> None:
         """Feed a prepared chunk to the shared counts, every metric and every observer (chunks in document order)."""

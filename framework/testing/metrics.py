@@ -6,7 +6,9 @@ import math
 import warnings
 from typing import Any, Sequence
 
-from ..metrics.base import NAME_PATTERN, SCOPES, Metric, ParallelMetric, SlowMetricWarning, _formats, clean_value
+from ..metrics.base import (NAME_PATTERN, SCOPES, Metric, ParallelMetric, SlowMetricWarning, _formats, clean_value,
+                            unknown_id)
+from ..metrics.chunk import measure_chunk
 from ..metrics.run import MetricRun, _who
 from .samples import sample_corpus, sample_texts
 
@@ -21,8 +23,8 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
     ``higher_is_better`` is True, False or None; ``scope`` is ``corpus`` or ``parallel`` (and ``parallel`` exactly
     for :class:`ParallelMetric` subclasses); ``display`` formats a number; on each tokenizer the value is None, a
     bool, an int or a finite float, the same on a second run (unless ``timing``) and with the chunks prepared on
-    two threads, the extras are JSON-able, and an empty corpus gives a value without raising; a metric that
-    implements both paths (``update_chunk`` on arrays and ``update`` per document) gives the same value on each;
+    two threads, the extras are JSON-able, and an empty corpus gives a value without raising; a metric with
+    ``prepare_chunk`` gives the same value when it is skipped; a metric that implements both paths (``update_chunk`` on arrays and ``update`` per document) gives the same value on each;
     a metric that merges gives, measured in parts and merged, the value of one pass; a parallel metric's
     ``combine`` gives one JSON value per language.
 
@@ -76,11 +78,16 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
         docs = sample_texts()
     docs = list(docs)
 
-    def evaluate(tok: Any, texts: list[str], workers: int = 1, metric: type = cls) -> tuple[Any, dict, MetricRun]:
+    def evaluate(tok: Any, texts: list[str], workers: int = 1, metric: type = cls,
+                 prepared: bool = True) -> tuple[Any, dict, MetricRun]:
         with warnings.catch_warnings():  # the slow path's warning: said once by the caller's own run
             warnings.simplefilter("ignore", SlowMetricWarning)
             run = MetricRun(tok, [metric])
-        run.feed_all(texts, workers=workers, size=7)  # small chunks: several per corpus
+        if prepared:
+            run.feed_all(texts, workers=workers, size=7)  # small chunks: several per corpus
+        else:  # chunks fed without prepare_chunk: update_chunk must give the same value
+            for start in range(0, len(texts), 7):
+                run.add(measure_chunk(tok, texts[start:start + 7], start, unknown_id(tok)))
         if run.needs_repeat:
             run.feed_repeat(texts)
         return run.results()[metric.name], run.extras(), run
@@ -100,6 +107,8 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
             threaded, threaded_extras, _ = evaluate(tok, docs, workers=2)
             empty, _, _ = evaluate(tok, [])
             per_doc = evaluate(tok, docs, metric=slow)[0] if slow is not None else value
+            unprepared = (evaluate(tok, docs, prepared=False)[0] if cls.prepare_chunk is not Metric.prepare_chunk
+                          else value)
         except Exception as exc:  # noqa: BLE001 - reported with the others
             problems.append(f"{where}: raised {type(exc).__name__}: {exc}")
             continue
@@ -109,6 +118,8 @@ def check_metric(cls: type, tokenizers: Sequence[Any] | None = None, docs: Seque
             problems.append(f"{where}: two runs gave {value!r} and {again!r} (set timing = True if it is timed)")
         if not cls.timing and (threaded != value or threaded_extras != extras):
             problems.append(f"{where}: with chunks prepared on two threads gave {threaded!r}, on one {value!r}")
+        if not cls.timing and unprepared != value:
+            problems.append(f"{where}: without prepare_chunk gave {unprepared!r}, with it {value!r}")
         if not cls.timing and per_doc != value:
             problems.append(f"{where}: update_chunk (arrays) gave {value!r}, update (per document) gave {per_doc!r}")
         if not ok_value(empty):

@@ -99,16 +99,15 @@ class CharTable:
         Maps a one-character string to an int in [0, 254]. Must be a pure function of the character.
     """
 
-    __slots__ = ("_classify", "_table", "_known", "_lock")
+    __slots__ = ("_classify", "_table", "_lock")
 
     def __init__(self, classify: Callable[[str], int]):
         self._classify = classify
         self._table: np.ndarray | None = None
-        self._known: set[str] = set()
         self._lock = threading.Lock()
 
     def _fill(self, chars: Iterable[str]) -> np.ndarray:
-        # A character joins ``_known`` only after its entry is written, so readers never see a stale 255.
+        # Readers look entries up without the lock: an entry is either 255 (they come here) or its final class.
         with self._lock:
             table = self._table
             if table is None:
@@ -116,10 +115,8 @@ class CharTable:
                 for i in range(128):
                     table[i] = self._classify(chr(i))
                 self._table = table
-                self._known.update(map(chr, range(128)))
             for ch in chars:
                 table[ord(ch)] = self._classify(ch)
-            self._known.update(chars)
             return table
 
     def classes(self, text: str) -> np.ndarray:
@@ -129,10 +126,13 @@ class CharTable:
             table = self._fill(())
         if text.isascii():
             return table[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
-        missing = set(text) - self._known
-        if missing:
-            table = self._fill(missing)
-        return table[codepoints(text)]
+        cps = codepoints(text)
+        out = table[cps]
+        unknown = out == _UNKNOWN  # a character not classified yet (no class is _UNKNOWN): far cheaper than set(text)
+        if unknown.any():
+            table = self._fill([chr(c) for c in np.unique(cps[unknown]).tolist()])
+            out = table[cps]
+        return out
 
 
 def class_runs(classes: np.ndarray, isolate: int | None = None) -> np.ndarray:

@@ -470,6 +470,11 @@ def _metric(**attrs):
     ({"result": lambda self, stats: float(next(_counter))}, "two runs gave"),
     ({"result": lambda self, stats: 1 / (stats.documents - stats.documents)}, "ZeroDivisionError"),
     ({"extras": lambda self: {"x": object()}}, "extras are not JSON-able"),
+    # a metric whose update_chunk counts only what prepare_chunk left on the chunk (0 when it did not run)
+    ({"prepare_chunk": lambda self, chunk: chunk.cached("toy", lambda: chunk.n_docs),
+      "update_chunk": lambda self, chunk: setattr(self, "n", getattr(self, "n", 0) + chunk._cache.get("toy", 0)),
+      "result": lambda self, stats: getattr(self, "n", 0)},
+     "without prepare_chunk gave 0, with it"),
     # a metric with state whose merge forgets the second part's documents
     ({"update": lambda self, doc, enc: setattr(self, "n", getattr(self, "n", 0) + 1),
       "result": lambda self, stats: getattr(self, "n", 0), "merge": lambda self, other: self},

@@ -197,6 +197,32 @@ def test_the_shared_pass_counts_each_document_as_python_does():
     assert got == [[list(s) for s in doc] for doc in spans]
 
 
+def test_tokens_per_word_kernel_equals_the_searchsorted_definition_in_any_token_order():
+    # the kernel walks words from the previous token's start; tokens that start earlier than the one before (and
+    # empty or overlapping spans) must give the same counts as the per-document NumPy definition
+    from tokembed.metrics._kernels import tokens_per_word as kernel
+
+    rng = np.random.default_rng(7)
+    word_spans, token_spans, w_indptr, t_indptr, expected = [], [], [0], [0], []
+    for d in range(60):
+        bounds = np.sort(rng.choice(np.arange(200), size=2 * int(rng.integers(0, 8)), replace=False))
+        words = bounds.reshape(-1, 2)
+        starts = rng.integers(0, 200, size=int(rng.integers(0, 12)))
+        toks = np.stack([starts, starts + rng.integers(0, 30, size=starts.size)], axis=1).astype(np.int64)
+        if d % 2:
+            toks = toks[np.argsort(toks[:, 0], kind="stable")]  # sorted starts: the usual case
+        word_spans.append(words), token_spans.append(toks)
+        w_indptr.append(w_indptr[-1] + len(words)), t_indptr.append(t_indptr[-1] + len(toks))
+        if len(words):
+            expected.append(tokens_per_word([tuple(w) for w in words.tolist()], toks))
+    ws = np.ascontiguousarray(np.concatenate(word_spans).reshape(-1, 2), np.int64)
+    ts = np.ascontiguousarray(np.concatenate(token_spans).reshape(-1, 2), np.int64)
+    out = np.full(len(ws), -1, np.int64)
+    kernel(ws, np.array(w_indptr, np.int64), ts, np.array(t_indptr, np.int64), out)
+    assert out.tolist() == np.concatenate(expected).tolist()
+    assert out.max() >= 2  # the case is not trivial: some word is overlapped by several tokens
+
+
 def test_premium_keeps_the_chapter_counts_in_order(fitted, docs):
     tok = fitted["bpe_suffix"]
     run = MetricRun(tok, [PremiumMedian])
@@ -295,3 +321,38 @@ def test_the_determinism_sample_is_the_stated_one(fitted):
     docs = [f"doc {i}" for i in range(300)]
     out, run = measured(fitted["char"], docs, metrics=[Deterministic], size=50)
     assert run.extras()["deterministic"]["sample_documents"] == 32 + 4  # 0..31, 64, 128, 192, 256
+
+
+def test_the_determinism_sample_keeps_within_its_budget_of_characters(fitted):
+    from tokembed.metrics.builtin import SAMPLE_FLOOR_CHARS, within_budget
+
+    assert SAMPLE_FLOOR_CHARS == 65_536
+    # positions 0..3 are candidates, each 40,000 code points: 0 is always taken (nothing sampled yet); 1 would make
+    # 80,000 > 65,536 + 80,000 // 64 = 66,786; 2 and 3 likewise (80,000 > 67,411 and > 68,036)
+    chars = np.full(4, 40_000, np.int64)
+    assert within_budget(np.arange(4), chars, 0, 0) == ([0], 40_000)
+    # after 64 * 10,000,000 code points measured the budget is 65,536 + 10,000,000: all four fit
+    assert within_budget(np.arange(4), chars, 640_000_000, 40_000) == ([0, 1, 2, 3], 200_000)
+    # short documents: every candidate is taken, as by position alone
+    assert within_budget(np.array([0, 5]), np.ones(6, np.int64), 0, 0) == ([0, 5], 2)
+    # through a run: documents of 50,000 code points then short ones; the long ones past the first are skipped
+    docs = ["x" * 50_000] * 40 + ["short doc"] * 200
+    out, run = measured(fitted["char"], docs, metrics=[Deterministic], size=64)
+    assert out["deterministic"] is True
+    det = run.metrics["deterministic"]
+    # candidates: 0..31, 64, 128, 192; taken: 0 (always) then 64, 128, 192 (9 code points each); the long documents
+    # 1..31 each exceed 65,536 + their position's share
+    assert det.checked == 4 and det.sample_chars == 50_000 + 27
+    assert det.seen_chars == 40 * 50_000 + 200 * 9
+
+
+@pytest.mark.parametrize("name", ["vocab_utilization", "renyi_efficiency", "partial_char_rate"])
+def test_a_negative_id_is_a_clear_error_not_a_wrapped_index(fitted, name):
+    from types import SimpleNamespace
+
+    from tokembed.errors import TokembedError
+
+    cls = next(m for m in BUILTIN_METRICS if m.name == name)
+    metric = cls(fitted["char"])
+    with pytest.raises(TokembedError, match=r"negative id \(-1\)"):
+        metric.update_chunk(SimpleNamespace(ids=np.array([3, -1, 2], np.int32)))

@@ -694,3 +694,23 @@ def test_documentation_examples_run():
     assert doctest.testfile(str(ROOT / "docs" / "text.md"), module_relative=False).failed == 0
     for module in ("tokembed.text", "tokembed.text.normalized", "tokembed.text.split"):
         assert doctest.testmod(importlib.import_module(module)).failed == 0
+
+
+def test_char_table_classifies_each_new_character_once_and_looks_the_rest_up():
+    from tokembed.text._base import CharTable
+
+    calls = []
+
+    def classify(ch):
+        calls.append(ch)
+        return ord(ch) % 7
+
+    table = CharTable(classify)
+    text = "ab\u00e9\u00e9\u6771\ud800\u00e9\U0001F600\u6771"
+    assert table.classes(text).tolist() == [ord(c) % 7 for c in text]
+    new = [c for c in calls if ord(c) >= 128]
+    assert sorted(new) == sorted(set("\u00e9\u6771\ud800\U0001F600"))  # once each, ASCII filled up front
+    calls.clear()
+    assert table.classes(text + "\u00e9x").tolist() == [ord(c) % 7 for c in text + "\u00e9x"]
+    assert calls == []  # everything known: no classify call
+    assert table.classes("\u00e9\u00f1").tolist() == [0xE9 % 7, 0xF1 % 7] and calls == ["\u00f1"]
