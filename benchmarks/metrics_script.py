@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from . import Case, CheckFailed, benchmark
-from .metrics import _DATA, _docs
+from .metrics import _DATA, _docs, _tokenizer
 
-_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 _METRICS = ("tokens", "chars_per_token", "fertility", "continued_words", "unk_rate", "renyi_efficiency")
 _WORD = re.compile(r"\S+")
 
@@ -71,14 +70,7 @@ def _register(kind: str, shape: str) -> None:
 
         docs = _docs(shape)
         n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
-        if kind == "bert":
-            from tokembed.plugins.wordpiece.tokenizer import WordPieceTokenizer
-
-            tok = WordPieceTokenizer.from_vocab_file(_FIXTURES / "bert-base-uncased-vocab.txt")
-        else:
-            from tokembed.plugins.bpe.tokenizer import BPETokenizer
-
-            tok = BPETokenizer.from_tiktoken(_FIXTURES / "gpt2.tiktoken")
+        tok = _tokenizer(kind, docs)  # the same published vocabulary / ranks as the measure / encode rows
         with tempfile.TemporaryDirectory() as tmp:  # the same model in Hugging Face (ids identical: tests)
             path = export_tokenizer(tok, "hf", Path(tmp) / "tokenizer.json", stem="tok")[0]
             hf = tokenizers.Tokenizer.from_file(str(path))
