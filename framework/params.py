@@ -32,7 +32,7 @@ from .errors import ParameterError, TokembedError
 __all__ = ["Constraint", "Interval", "Options", "Boolean", "Text", "PathLike", "ListOf", "MappingOf", "InstanceOf",
            "Satisfies", "Builds", "Alternatives", "normalize", "parameter_errors", "raise_parameter_errors",
            "describe_alternatives", "hint_of",
-           "check_declared"]
+           "check_declared", "satisfies"]
 
 
 class Constraint:
@@ -334,6 +334,11 @@ def normalize(spec: Any) -> tuple:
     if not items:
         raise TypeError("a parameter declaration lists no constraint")
     return tuple(items)
+
+
+def satisfies(alternatives: Any, value: Any) -> bool:
+    """True when ``value`` satisfies one of a declaration's alternatives (None among them allows None)."""
+    return _matches(normalize(alternatives), value)
 
 
 def _matches(alternatives: tuple, value: Any) -> bool:

@@ -26,7 +26,7 @@ from typing import Any, Literal, Union
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..params import Interval, check_declared, hint_of, normalize, parameter_errors
+from ..params import Interval, check_declared, hint_of, normalize, satisfies
 from .nodes import (
     NULL_WORDS,
     Problems,
@@ -105,7 +105,7 @@ def _satisfies(constraint: tuple | None, value: Any) -> bool:
     the rest is :func:`tokembed.params.parameter_errors`' (run by ``check_params``), so a recipe reports it once."""
     if constraint is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return True
-    return not parameter_errors("", {"v": constraint}, {"v": value})
+    return satisfies(constraint, value)
 
 
 # -- parameters of a class ----------------------------------------------------------------------------------------
