@@ -37,6 +37,7 @@ import numpy as np
 
 from .errors import ArtifactError
 from .io import read_json
+from .params import Interval, ListOf, Options, parameter_errors
 
 __all__ = ["ENCODE_FORMATS", "MANIFEST", "MANIFEST_FORMAT", "MANIFEST_VERSION", "TOKENIZER_FILE", "id_dtype",
            "end_of_text_id", "read_manifest", "open_arrays", "MEGATRON_DTYPE_CODES", "MEGATRON_MAGIC"]
@@ -126,19 +127,20 @@ def open_arrays(folder: str | os.PathLike) -> tuple[dict[str, Any], np.ndarray, 
     return manifest, ids, offsets, vocab
 
 
+#: What a manifest's fields must be (checked before the arrays are opened), declared as parameters are.
+_MANIFEST_FIELDS = {
+    "documents": Interval(int, 0, None), "tokens": Interval(int, 0, None), "vocab_size": Interval(int, 0, None),
+    "dtype": Options("uint16", "uint32"), "special_ids": ListOf(Interval(int, 0, None)),
+}
+
+
 def _check_manifest_fields(folder: Path, manifest: dict[str, Any]) -> None:
     """The manifest's counts are ints, its dtype one that ``tokembed encode`` writes, and its special ids ids of
     the vocabulary, so that a changed manifest is an :class:`ArtifactError`, not a TypeError later."""
-    def count(key: str) -> bool:
-        value = manifest.get(key)
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-    bad = [key for key in ("documents", "tokens", "vocab_size") if not count(key)]
-    if manifest.get("dtype") not in ("uint16", "uint32"):
-        bad.append("dtype")
-    specials = manifest.get("special_ids", [])
-    if not (isinstance(specials, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in specials)
-            and (not count("vocab_size") or all(0 <= i < manifest["vocab_size"] for i in specials))):
+    fields = {**dict.fromkeys(_MANIFEST_FIELDS), "special_ids": [], **manifest}  # a missing field is invalid
+    bad = [e.param for e in parameter_errors("", _MANIFEST_FIELDS, fields)]
+    if "vocab_size" not in bad and "special_ids" not in bad and any(i >= fields["vocab_size"]
+                                                                    for i in fields["special_ids"]):
         bad.append("special_ids")
     if bad:
         raise ArtifactError(f"{folder}: {MANIFEST} has an invalid {', '.join(bad)} (a changed file): counts are "
