@@ -248,13 +248,38 @@ class TokenSequences:
         for start in range(0, len(self), n_docs):
             yield self.slice(start, start + n_docs)
 
+    def id_chunks(self, max_tokens: int = 1 << 22) -> Iterator[tuple[int, int]]:
+        """Document ranges ``(start, stop)`` in order, each holding at most ``max_tokens`` ids (or one document,
+        when a single document is longer): the unit in which a consumer of a mapped corpus reads
+        ``ids[offsets[start]:offsets[stop]]`` and converts it to ``int32``, so its memory stays bounded whatever the
+        corpus size. Every document is in exactly one range; an empty corpus gives no range.
+
+        Raises
+        ------
+        TokembedError
+            If ``max_tokens < 1``.
+        """
+        if max_tokens < 1:
+            raise TokembedError(f"token sequences: max_tokens must be >= 1, got {max_tokens}")
+        n = len(self)
+        start = 0
+        while start < n:
+            limit = int(self.offsets[start]) + int(max_tokens)
+            stop = int(np.searchsorted(self.offsets, limit, side="right")) - 1
+            stop = min(max(stop, start + 1), n)
+            yield start, stop
+            start = stop
+
     def __repr__(self) -> str:
         return f"TokenSequences({len(self)} documents, {self.n_tokens} tokens, vocabulary of {len(self.vocab)})"
 
 
-def as_token_sequences(X: Any, what: str = "input") -> TokenSequences:
-    """``X`` as :class:`TokenSequences` with ``int32`` ids in memory: returned as is (a mapped one, from
-    :meth:`TokenSequences.open`, read into memory), or packed from an iterable of token lists.
+def as_token_sequences(X: Any, what: str = "input", *, mapped: bool = False) -> TokenSequences:
+    """``X`` as :class:`TokenSequences`: returned as is, or packed from an iterable of token lists.
+
+    A mapped corpus (from :meth:`TokenSequences.open`, ids ``uint16``/``uint32`` on disk) is read into memory as
+    ``int32`` unless ``mapped=True``: a consumer that converts the ids chunk by chunk (see
+    :meth:`TokenSequences.id_chunks`) passes ``mapped=True`` and never holds the whole corpus.
 
     Raises
     ------
@@ -263,7 +288,7 @@ def as_token_sequences(X: Any, what: str = "input") -> TokenSequences:
         that is not a ``str``.
     """
     if isinstance(X, TokenSequences):
-        return X.in_memory()
+        return X if mapped else X.in_memory()
     if X is None:
         raise TokembedError(f"{what}: expected documents as token sequences, got None")
     if isinstance(X, str):

@@ -57,3 +57,24 @@ def test_from_tokenizer_packs_the_ids_without_special_tokens():
     assert seqs.to_tokens() == [["the", "whale", "the"], [], ["sea"]]
     assert seqs.vocab == tuple(tok.id_to_token(i) for i in range(tok.get_vocab_size()))
     assert {seqs.vocab[i] for i in seqs.special_ids} == set(tok.special_tokens_)
+
+
+def test_id_chunks_cover_every_document_once_within_the_token_budget():
+    # Lengths 3, 1, 0, 5, 1 (offsets 0 3 4 4 9 10). With a budget of 3: [doc 0] (3 ids), [docs 1-2] (1 id),
+    # [doc 3] (5 ids: one document longer than the budget stands alone), [doc 4].
+    seqs = TokenSequences.from_tokens([["a", "b", "a"], ["c"], [], ["a"] * 5, ["b"]])
+    assert list(seqs.id_chunks(3)) == [(0, 1), (1, 3), (3, 4), (4, 5)]
+    assert list(seqs.id_chunks(100)) == [(0, 5)]
+    empty = TokenSequences(np.zeros(0, np.int32), np.zeros(1, np.int64), ())
+    assert list(empty.id_chunks(4)) == []
+    with pytest.raises(TokembedError, match="max_tokens"):
+        list(seqs.id_chunks(0))
+
+
+def test_as_token_sequences_keeps_a_mapped_corpus_only_when_asked():
+    seqs = TokenSequences.from_tokens([["a", "b"], ["b"]])
+    # uint16 ids, as TokenSequences.open gives them (the constructor would store int32)
+    raw = TokenSequences.__new__(TokenSequences)
+    raw.ids, raw.offsets, raw.vocab, raw.special_ids = seqs.ids.astype(np.uint16), seqs.offsets, seqs.vocab, frozenset()
+    assert raw.is_mapped and as_token_sequences(raw, mapped=True) is raw
+    assert as_token_sequences(raw).ids.dtype == np.int32
