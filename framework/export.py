@@ -72,10 +72,15 @@ def export_problem(cls: type, fmt: str, params: dict[str, Any] | None = None) ->
         return f"unknown export format {fmt!r}; the formats are {', '.join(EXPORT_FORMATS)}"
     spec = EXPORT_FORMATS[fmt]
     if not callable(getattr(cls, spec.method, None)):
-        can = export_formats_of(cls)
+        can = [f for f in export_formats_of(cls) if _class_problem(cls, f, params) is None]
         name = getattr(cls, "name", cls.__name__)
         return (f"tokenizer {name!r} ({cls.__qualname__}) has no {spec.method}(), so it cannot be written as "
                 f"{spec.what}; " + (f"it can be exported as {', '.join(can)}" if can else "it has no export format"))
+    return _class_problem(cls, fmt, params)
+
+
+def _class_problem(cls: type, fmt: str, params: dict[str, Any] | None) -> str | None:
+    """The class's own ``export_problem(fmt, params)`` (None when it has none)."""
     ask = getattr(cls, "export_problem", None)
     if callable(ask):
         try:

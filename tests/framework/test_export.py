@@ -85,6 +85,10 @@ def test_export_vocab_txt_and_formats_a_tokenizer_lacks(saved, tmp_path, capsys)
     char_level.save(tmp_path / "c.tokembed.json")
     assert main(["export", str(tmp_path / "c.tokembed.json"), "--to", "tiktoken", "--out", str(tmp_path / "x")]) == 2
     assert "needs byte_level: true" in capsys.readouterr().err
+    # and the formats it is offered instead leave out tiktoken, which it would refuse
+    assert main(["export", str(tmp_path / "c.tokembed.json"), "--to", "vocab-txt", "--out",
+                 str(tmp_path / "v.txt")]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("it can be exported as hf, vocab-merges")
     from tokembed.plugins.sinusoidal.embedder import SinusoidalEmbedder
 
     SinusoidalEmbedder(d_model=4, vocab_size=10).fit(None).save(tmp_path / "pos.tokembed.json")
