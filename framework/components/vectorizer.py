@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -38,6 +40,19 @@ class Vectorizer(Component):
     #: Whether a first step may be given raw text (``list[str]``, split by a pre-tokenizer of its own); False for
     #: one that reads token sequences only, which ``tokembed validate`` then requires an ``input:`` tokenizer for.
     reads_text: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's ``get_feature_names_out(self)`` written without scikit-learn's ``input_features`` argument
+        is given one (accepted and ignored), so ``Pipeline.get_feature_names_out``, which passes it, works."""
+        super().__init_subclass__(**kwargs)
+        fn = cls.__dict__.get("get_feature_names_out")
+        if callable(fn) and len(inspect.signature(fn).parameters) == 1:
+            @functools.wraps(fn)
+            def get_feature_names_out(self: Any, input_features: Any = None) -> np.ndarray:
+                return fn(self)
+
+            del get_feature_names_out.__wrapped__  # its signature is the one with input_features
+            cls.get_feature_names_out = get_feature_names_out  # type: ignore[method-assign]
 
     def fit(self, X: Any, y: Any = None) -> "Vectorizer":
         raise NotImplementedError

@@ -425,3 +425,26 @@ def test_state_arrays_are_saved_beside_the_json_and_checked_on_load(tmp_path):
     with pytest.raises(TokembedError, match="holds NaN or infinity; nothing was saved"):
         bad.save(tmp_path / "nan.tokembed.json")
     assert not (tmp_path / "nan.tokembed.json").exists() and not (tmp_path / "nan.tokembed.npz").exists()
+
+
+def test_an_old_style_get_feature_names_out_works_in_a_scikit_learn_pipeline():
+    from sklearn.pipeline import Pipeline
+
+    from tokembed import Vectorizer
+
+    class Lengths(Vectorizer):
+        name = "lengths-test"
+
+        def fit(self, X, y=None):
+            self.fitted_ = True
+            return self
+
+        def transform(self, X):
+            return np.array([[len(doc)] for doc in X], dtype=np.float64)
+
+        def get_feature_names_out(self):  # written without scikit-learn's input_features argument
+            return np.array(["length"], dtype=object)
+
+    pipe = Pipeline([("lengths", Lengths())]).fit([["a", "b"], ["c"]])
+    assert pipe.get_feature_names_out().tolist() == ["length"]
+    assert Lengths().get_feature_names_out(["x"]).tolist() == ["length"]
