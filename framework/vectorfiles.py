@@ -270,6 +270,12 @@ def _read_text(
     return keys, flat.reshape(len(keys), dim)
 
 
+#: The bytes of numbers written as text (``-0.125 3e-05``). A text file's values consist of these alone; a binary
+#: record's practically never do (all four bytes of a float32 fall in this set for about 1 in 10 million values
+#: drawn from a normal distribution, and a record has ``d`` of them).
+_TEXT_NUMBER_BYTES = b"0123456789+-.eE \t\r\n"
+
+
 def _read_binary(
     fh: io.BufferedReader, path: Path, count: int, dim: int
 ) -> tuple[list[str], np.ndarray]:
@@ -300,6 +306,11 @@ def _read_binary(
                     "for text)"
                 )
             keys.append(_decode_key(mm[pos:end], where))
+            if i == 0 and not mm[end + 1:end + 1 + step].strip(_TEXT_NUMBER_BYTES):
+                raise ArtifactError(
+                    f"{path}: the values of record 1 ({keys[0]!r}) are written as text, not float32: this is a word2vec "
+                    "text file; pass binary=False (binary: false in a recipe)"
+                )
             out[i] = np.frombuffer(mm, dtype=_LE_F32, count=dim, offset=end + 1)
             pos = end + 1 + step
     return keys, out

@@ -569,3 +569,13 @@ def test_load_names_what_a_file_is_when_it_is_no_npz(tmp_path):
         assert str(info.value) == f"{tmp_path / name}: not an .npz vector file ({found})"
     with pytest.raises(ArtifactError, match="is a folder, expected an .npz vector file"):
         KeyedVectors.load(tmp_path)
+
+
+def test_a_text_file_read_as_binary_is_named_as_text_even_when_its_sizes_align(tmp_path):
+    # "w " + 8 value bytes per record, and the text's values are 8 bytes too ("1.5 2.25" = 8 characters: a
+    # 2-d float32 record's size): the sizes agree, so only the bytes can tell text from binary.
+    path = tmp_path / "v.txt"
+    path.write_bytes(b"2 2\nw 1.5 2.25\nv 0.50 1.0\n")
+    with pytest.raises(ArtifactError, match=r"record 1 \('w'\) are written as text.*pass binary=False"):
+        KeyedVectors.load_word2vec_format(path, binary=True)
+    assert KeyedVectors.load_word2vec_format(path).key_to_index == {"w": 0, "v": 1}
