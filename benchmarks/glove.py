@@ -15,8 +15,11 @@ of co-occurrence records, and every score of ours is at least the reference's mi
 The full run is long (each side once: ours about 40 s, the ``-O3`` tools about 6 minutes on 2 cores): run
 ``python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory``. A trial on a small corpus:
 ``TOKEMBED_BENCH_TOKENS=1000000`` trains on the first lines of wv_corpus up to a million tokens (a file of about
-5.6 MB that both sides read); the rows then say TRIAL SIZE and the scores are reported but NOT enforced (on a few
-MB they mean little). ``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced).
+5.9 MB that both sides read); the rows then say TRIAL SIZE and the scores are reported but NOT enforced (on a few
+MB they mean little). ``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced unless
+the size is a trial's too). A quick proof that everything runs: ``TOKEMBED_BENCH_TOKENS=1000000
+TOKEMBED_BENCH_EPOCHS=2 python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory
+--no-write``.
 """
 
 from __future__ import annotations
