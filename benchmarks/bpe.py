@@ -1,21 +1,16 @@
 """BPE: training (word level with ``</w>``, and byte level) against Hugging Face tokenizers, encoding with the GPT-2
-ranks against tiktoken, and the encoding time of one long run of a letter at N and 2N characters."""
+ranks against tiktoken (one string on one thread, and the lines on 2 threads), and the encoding time of one long run
+of a letter at N and 2N characters."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from . import Case, CheckFailed, benchmark
+from ._common import dataset_file, prose_lines
 
 _PROSE = "prose_mix (23,151,227 bytes, 165,631 non-empty lines); each side gets the same list of lines"
 _GPT2_RANKS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gpt2.tiktoken"
-
-
-def _prose_lines() -> tuple[list[str], int]:
-    from tokembed.datasets import dataset_path
-
-    text = dataset_path("prose_mix").read_text(encoding="utf-8")
-    return [line for line in text.splitlines() if line.strip()], len(text.encode("utf-8"))
 
 
 def _quiet(fn):
@@ -57,7 +52,7 @@ def bpe_train() -> Case:
 
     from tokembed.plugins.bpe.tokenizer import BPETokenizer
 
-    lines, n_bytes = _prose_lines()
+    lines, n_bytes = prose_lines()
 
     def ours():
         tok = BPETokenizer(vocab_size=32_000, min_frequency=2, pre_tokenizer="word_punct", end_of_word_suffix="</w>",
@@ -92,7 +87,7 @@ def bpe_train_bytelevel() -> Case:
 
     from tokembed.plugins.bpe.tokenizer import BPETokenizer
 
-    lines, n_bytes = _prose_lines()
+    lines, n_bytes = prose_lines()
 
     def ours():
         return set(BPETokenizer(vocab_size=32_000, min_frequency=2, byte_level=True).fit(lines).get_vocab())
@@ -106,6 +101,17 @@ def bpe_train_bytelevel() -> Case:
                 notes="Same split of the work as `bpe_train`.")
 
 
+def _tiktoken_gpt2():
+    """tiktoken's GPT-2 encoding as tiktoken ships it (``tiktoken_ext.openai_public.gpt2``: its own pattern
+    ``r50k_pat_str``, never our ``GPT2_PATTERN``), with the ranks read from our fixture instead of downloaded."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    return tiktoken.Encoding("gpt2", pat_str=r50k_pat_str, mergeable_ranks=load_tiktoken_bpe(str(_GPT2_RANKS)),
+                             special_tokens={"<|endoftext|>": 50256})
+
+
 @benchmark(
     "bpe_encode",
     description="Encode the whole of prose_mix (one call, one string) with the GPT-2 ranks, on one thread.",
@@ -117,19 +123,12 @@ def bpe_train_bytelevel() -> Case:
 )
 def bpe_encode() -> Case:
     import numpy as np
-    import tiktoken
-    from tiktoken.load import load_tiktoken_bpe
 
-    from tiktoken_ext.openai_public import r50k_pat_str
-
-    from tokembed.datasets import dataset_path
     from tokembed.plugins.bpe.tokenizer import BPETokenizer
 
-    text = dataset_path("prose_mix").read_text(encoding="utf-8")
+    text = dataset_file("prose_mix").read_text(encoding="utf-8")
     tok = BPETokenizer.from_tiktoken(_GPT2_RANKS)
-    # tiktoken at its best: its own shipped GPT-2 pattern (faster in its regex engine than ours, same pieces)
-    ref = tiktoken.Encoding("gpt2", pat_str=r50k_pat_str, mergeable_ranks=load_tiktoken_bpe(str(_GPT2_RANKS)),
-                            special_tokens={"<|endoftext|>": 50256})
+    ref = _tiktoken_gpt2()
 
     def check(enc, ref_ids) -> str:
         ids = np.asarray(ref_ids, dtype=np.int64)
@@ -144,6 +143,53 @@ def bpe_encode() -> Case:
                 work_bytes=len(text.encode("utf-8")),
                 notes="Ours also builds the `tokens` list (one str per token) and the (n, 2) `offsets` array; "
                 "tiktoken returns a list of ids. Both run on one thread.")
+
+
+_BATCH_THREADS = 2
+
+
+@benchmark(
+    "bpe_encode_batch",
+    description=f"Encode prose_mix's lines (one call, a list of lines) with the GPT-2 ranks, on {_BATCH_THREADS} "
+    "threads each side.",
+    ours=f"tokembed `BPETokenizer.from_tiktoken(gpt2.tiktoken).encode_ids(lines, num_workers={_BATCH_THREADS})` "
+    "(ids and lengths, packed)",
+    reference=f"tiktoken `Encoding.encode_ordinary_batch(lines, num_threads={_BATCH_THREADS})` (a list of id lists) "
+    "with its own shipped pattern (r50k_pat_str)",
+    check="identical ids, line by line",
+    data=_PROSE + "; ranks: tests/fixtures/gpt2.tiktoken",
+    libraries=("tiktoken", "numba"),
+)
+def bpe_encode_batch() -> Case:
+    import numpy as np
+
+    from tokembed.plugins.bpe.tokenizer import BPETokenizer
+
+    lines, n_bytes = prose_lines()
+    tok = BPETokenizer.from_tiktoken(_GPT2_RANKS)
+    ref = _tiktoken_gpt2()
+
+    def check(ours, ref_lists) -> str:
+        ids, lengths = ours
+        ref_lengths = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))
+        if not np.array_equal(lengths, ref_lengths):
+            line = int(np.flatnonzero(lengths != ref_lengths)[0]) if lengths.shape == ref_lengths.shape else -1
+            raise CheckFailed(f"ids per line differ (first at line {line}; {lengths.size:,} lines ours, "
+                              f"{ref_lengths.size:,} tiktoken)")
+        ref_ids = np.fromiter((i for part in ref_lists for i in part), dtype=np.int64, count=int(ref_lengths.sum()))
+        diff = np.flatnonzero(ids != ref_ids)
+        if diff.size:
+            raise CheckFailed(f"{diff.size:,} ids differ, first at token {int(diff[0])}")
+        return f"{ref_ids.size:,} ids in {len(ref_lists):,} lines identical"
+
+    return Case(ours=lambda: tok.encode_ids(lines, num_workers=_BATCH_THREADS),
+                reference=lambda: ref.encode_ordinary_batch(lines, num_threads=_BATCH_THREADS), check=check,
+                work_bytes=n_bytes,
+                notes=f"Both sides get the same list of lines and {_BATCH_THREADS} threads. Ours packs the lines into "
+                "chunks of about a million characters and encodes each chunk in the Numba kernels (scan, then the "
+                "merges once per distinct piece of the chunk), returning one int32 array of ids and the number of "
+                "ids per line; tiktoken hands the lines to a pool of that many Python threads, each calling its Rust "
+                "encoder per line, and returns a Python list of ids per line.")
 
 
 @benchmark(

@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 
 from . import Case, CheckFailed, benchmark
-from .bpe import _PROSE, _prose_lines, _quiet
+from ._common import prose_lines as _prose_lines
+from .bpe import _PROSE, _quiet
 
 _VOCAB = 32_000
 _TOLERANCE = 300

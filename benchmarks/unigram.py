@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from . import Case, CheckFailed, benchmark
-from .bpe import _prose_lines, _quiet
+from ._common import prose_lines as _prose_lines
+from .bpe import _quiet
 
 _VOCAB = 32_000
 _SP_TRAIN = dict(model_type="unigram", vocab_size=_VOCAB, num_threads=2, input_sentence_size=10_000_000,

@@ -6,18 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import Case, CheckFailed, benchmark
+from ._common import prose_lines as _prose_lines
 
 _PROSE = "prose_mix (23,151,227 bytes, 165,631 non-empty lines); each side gets the same list of lines"
 _VOCAB = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "bert-base-uncased-vocab.txt"
 _SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 _BERT = {"single": "[CLS] $A [SEP]", "pair": "[CLS] $A [SEP] $B:1 [SEP]:1"}
-
-
-def _prose_lines() -> tuple[list[str], int]:
-    from tokembed.datasets import dataset_path
-
-    text = dataset_path("prose_mix").read_text(encoding="utf-8")
-    return [line for line in text.splitlines() if line.strip()], len(text.encode("utf-8"))
 
 
 def _train_hf(lines: list[str]) -> set[str]:
