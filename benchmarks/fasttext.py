@@ -33,7 +33,7 @@ Sizes (environment variables, read when the setup runs)
     By default the whole corpus and 5 epochs. ``TOKEMBED_BENCH_TOKENS=N`` (the first whole lines holding N
     tokens) and ``TOKEMBED_BENCH_EPOCHS=E`` shorten a run; its scores are still enforced. ``TOKEMBED_BENCH_TRIAL=1``
     is the trial size (1,000,000 tokens and 1 epoch unless the two variables above say otherwise): it proves the
-    rows run end to end; scores are reported but NOT enforced, and the check line, the notes and the data line say
+    rows run end to end; scores are reported but NOT enforced, and the check line and the notes say
     TRIAL. Do not write a trial into BENCHMARKS.md (``--no-write``)::
 
         TOKEMBED_BENCH_TRIAL=1 python -m benchmarks fasttext_gensim_corpus_file --repeat 1 --no-memory --no-write
