@@ -63,6 +63,9 @@ class Case:
         benchmark still times both sides and reports the miss beside the figures, and the command exits with
         status 1. A check of identical outputs keeps the default (False): a faster wrong answer is not a result, so
         nothing is timed.
+    trial : bool
+        The setup ran at a trial size (one that only proves the benchmark runs, named in ``notes``): the section is
+        printed but never written to the results file.
     """
 
     ours: Callable[[], Any]
@@ -71,6 +74,7 @@ class Case:
     work_bytes: int | None = None
     notes: str = ""
     quality: bool = False
+    trial: bool = False
 
 
 @dataclass(frozen=True)

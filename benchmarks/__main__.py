@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         print(section)
         if not result.ok or result.missed:  # a quality miss is timed and reported, and still fails the command
             status = 1
-        if not args.no_write:
+        if result.trial:
+            log(f"[{name}] a trial size: not written to {args.output}")
+        elif not args.no_write:
             merge_section(args.output, name, section)
             log(f"[{name}] written to {args.output}")
     return status

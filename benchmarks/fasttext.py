@@ -33,8 +33,8 @@ Sizes (environment variables, read when the setup runs)
     By default the whole corpus and 5 epochs. ``TOKEMBED_BENCH_TOKENS=N`` (the first whole lines holding N
     tokens) and ``TOKEMBED_BENCH_EPOCHS=E`` shorten a run; its scores are still enforced. ``TOKEMBED_BENCH_TRIAL=1``
     is the trial size (1,000,000 tokens and 1 epoch unless the two variables above say otherwise): it proves the
-    rows run end to end; scores are reported but NOT enforced, and the check line and the notes say
-    TRIAL. Do not write a trial into BENCHMARKS.md (``--no-write``)::
+    rows run end to end; scores are reported but NOT enforced, the check line and the notes say TRIAL, and the
+    section is never written to BENCHMARKS.md (``Case.trial``)::
 
         TOKEMBED_BENCH_TRIAL=1 python -m benchmarks fasttext_gensim_corpus_file --repeat 1 --no-memory --no-write
 
@@ -331,7 +331,7 @@ def _gensim_case(model: str, corpus_file: bool) -> Case:
              f"shrinking windows, seed 0. {rule}. Negatives: ours an alias table, gensim a cumulative table. Numba "
              "kernels are compiled in the untimed setup.")
     return Case(ours=_ours(ours_cls, path, size.epochs), reference=_timed(reference), quality=True,
-                check=_check("gensim", size, pairs), notes=notes, work_bytes=path.stat().st_size)
+                check=_check("gensim", size, pairs), notes=notes, work_bytes=path.stat().st_size, trial=size.trial)
 
 
 _FT = dict(description=f"fastText {_DESCRIPTION}; character n-grams 3-6, 2,000,000 buckets.", check=_CHECK,
@@ -403,4 +403,5 @@ def fasttext_facebook() -> Case:
              "target, ours skips it; fastText cuts lines at 1,024 tokens, ours at 10,000. The pair count uses "
              "ours' subsampling law (fastText's differs only in counting rare words and </s> in the total).")
     return Case(ours=_ours(FastTextEmbedder, path, size.epochs, **_FACEBOOK_PARAMS), reference=_timed(reference),
-                quality=True, check=_check("fastText", size, pairs), notes=notes, work_bytes=path.stat().st_size)
+                quality=True, check=_check("fastText", size, pairs), notes=notes, work_bytes=path.stat().st_size,
+                trial=size.trial)
