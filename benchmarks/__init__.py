@@ -60,8 +60,12 @@ class Case:
         Anything a reader needs to read the figures fairly (what each side returns, threads used, ...).
     quality : bool
         The check compares quality scores (word-vector evaluations), not outputs that must agree: when it fails, the
-        benchmark still times both sides and reports the miss beside the figures. A check of identical outputs keeps
-        the default (False): a faster wrong answer is not a result, so nothing is timed.
+        benchmark still times both sides and reports the miss beside the figures, and the command exits with
+        status 1. A check of identical outputs keeps the default (False): a faster wrong answer is not a result, so
+        nothing is timed.
+    trial : bool
+        The setup ran at a trial size (one that only proves the benchmark runs, named in ``notes``): the section is
+        printed but never written to the results file.
     """
 
     ours: Callable[[], Any]
@@ -70,6 +74,7 @@ class Case:
     work_bytes: int | None = None
     notes: str = ""
     quality: bool = False
+    trial: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ class Benchmark:
     check: str
     data: str = ""
     libraries: tuple[str, ...] = field(default_factory=tuple)
+    warmup: int = 1
 
 
 #: Registered benchmarks by name (filled by importing the benchmark modules: see :func:`load_benchmarks`).
@@ -99,18 +105,21 @@ def benchmark(
     check: str,
     data: str = "",
     libraries: tuple[str, ...] = (),
+    warmup: int = 1,
 ) -> Callable[[Callable[[], Case]], Callable[[], Case]]:
     """Register the decorated setup function as benchmark ``name``.
 
     ``ours`` / ``reference`` name the two implementations, ``check`` says how their results are compared,
     ``data`` the input, ``libraries`` the distributions whose versions the report records (numpy and tokembed are
-    always recorded).
+    always recorded), ``warmup`` the untimed calls per side when ``--warmup`` is not given (0 for a long run whose
+    setup already compiles what it needs: a warm-up call would only add its minutes).
     """
 
     def register(setup: Callable[[], Case]) -> Callable[[], Case]:
         if name in BENCHMARKS and BENCHMARKS[name].setup.__module__ != setup.__module__:
             raise ValueError(f"benchmark {name!r} is defined twice ({BENCHMARKS[name].setup.__module__})")
-        BENCHMARKS[name] = Benchmark(name, setup, description, ours, reference, check, data, tuple(libraries))
+        BENCHMARKS[name] = Benchmark(name, setup, description, ours, reference, check, data, tuple(libraries),
+                                     warmup)
         return setup
 
     return register

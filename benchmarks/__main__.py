@@ -19,13 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per side, alternating (default 3)")
-    parser.add_argument("--warmup", type=int, default=1, help="untimed calls per side before timing (default 1)")
+    parser.add_argument("--warmup", type=int, default=None,
+                        help="untimed calls per side before timing (default: the benchmark's own, 1 unless it says)")
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory measurement")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"results file (default {DEFAULT_OUTPUT})")
     parser.add_argument("--no-write", action="store_true", help="print the sections, do not update the results file")
     args = parser.parse_args(argv)
-    if args.repeat < 1 or args.warmup < 0:
+    if args.repeat < 1 or (args.warmup is not None and args.warmup < 0):
         parser.error("--repeat must be >= 1 and --warmup >= 0")
 
     registry = load_benchmarks()
@@ -48,9 +49,11 @@ def main(argv: list[str] | None = None) -> int:
 
     status = 0
     for name in names:
-        command = "python -m benchmarks " + shlex.join([name, "--repeat", str(args.repeat)])
+        warmup = registry[name].warmup if args.warmup is None else args.warmup
+        own = [] if warmup == registry[name].warmup else ["--warmup", str(warmup)]
+        command = "python -m benchmarks " + shlex.join([name, "--repeat", str(args.repeat), *own])
         try:
-            result = run_benchmark(registry[name], repeat=args.repeat, warmup=args.warmup,
+            result = run_benchmark(registry[name], repeat=args.repeat, warmup=warmup,
                                    memory=not args.no_memory, log=log)  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a setup that cannot run here (missing dataset or library): report, go on
             log(f"[{name}] ERROR: {type(exc).__name__}: {exc}")
@@ -58,9 +61,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         section = render_section(result, command)
         print(section)
-        if not result.ok:
+        if not result.ok or result.missed:  # a quality miss is timed and reported, and still fails the command
             status = 1
-        if not args.no_write:
+        if result.trial:
+            log(f"[{name}] a trial size: not written to {args.output}")
+        elif not args.no_write:
             merge_section(args.output, name, section)
             log(f"[{name}] written to {args.output}")
     return status

@@ -70,6 +70,7 @@ class Result:
     work_bytes: int | None = None
     notes: str = ""
     missed: bool = False  # a quality check failed, the timings were taken anyway
+    trial: bool = False  # a trial size: printed, never written to the results file
     when: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
 
     @property
@@ -107,7 +108,7 @@ def run_benchmark(bench: Benchmark, *, repeat: int = 3, warmup: int = 1, memory:
     log(f"[{bench.name}] setup")
     case = bench.setup()
     result = Result(bench, ok=False, check_detail="", repeat=repeat, warmup=warmup, work_bytes=case.work_bytes,
-                    notes=case.notes)  # fmt: skip
+                    notes=case.notes, trial=case.trial)  # fmt: skip
     ours_times: list[float] = []
     ref_times: list[float] = []
     first: dict[str, object] = {}

@@ -377,9 +377,10 @@ class FastTextEmbedder(_SkipGramCBOW):
     Notes
     -----
     Skip-gram: the centre word's vector (its mean row) predicts each context word; the output rows are updated
-    after each prediction, as in fastText and gensim, while the centre word's input gradient over its whole window
-    is summed and added to its rows once (fastText and gensim add it after each context word). Without n-grams
-    the two orders are the same algorithm up to rounding; with n-grams this halves the work per window. Sigmoid
+    after each prediction, as in fastText and gensim, while the centre word's rows are averaged once per centre
+    and its input gradient over the whole window is summed and added to them once (fastText and gensim average
+    and add for every (centre, context) pair). A different update rule, with about 4x less input-row traffic on
+    English text; docs/fasttext.md says what it changes. Sigmoid
     values come from fastText's 512-step table over [-8, 8] (0 or 1 outside, and the gradient is still applied).
     Negative samples are drawn by Walker's alias method (O(1) per draw) from the exact smoothed unigram law.
     Documents longer than 10,000 tokens are cut into pieces of that length, as gensim does.
