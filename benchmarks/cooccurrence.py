@@ -2,9 +2,8 @@
 tools ``vocab_count`` + ``cooccur`` on the same settings, both from the same text file: ours on its default threads
 (``cooccurrence_wv``) and on one core (``cooccurrence_wv_1core``), as the C tools run.
 
-The Stanford tools are not on any package registry: build them from github.com/stanfordnlp/GloVe (``make``) and
-point ``TOKEMBED_GLOVE_BIN`` at the folder that holds the binaries (default ``/work/ref/GloVe/build``). Nothing of
-theirs is part of this repository.
+The Stanford tools are compiled from their source by :mod:`benchmarks._stanford_glove` (their Makefile's default
+flags; set ``TOKEMBED_GLOVE_SRC``), the same builds the GloVe rows use. Nothing of theirs is part of this repository.
 """
 
 from __future__ import annotations
@@ -21,21 +20,15 @@ import numpy as np
 
 from . import Case, CheckFailed, benchmark
 
-_BIN_ENV = "TOKEMBED_GLOVE_BIN"
-_BIN_DEFAULT = "/work/ref/GloVe/build"
-_TOOLS = ("vocab_count", "cooccur", "shuffle")  # shuffle: run once by the check, never timed
 _SETTINGS = {"window": 10, "symmetric": True, "weighting": "harmonic", "min_count": 5}
 _RECORD = np.dtype([("word1", "<i4"), ("word2", "<i4"), ("value", "<f8")])
 
 
 def _glove_bin() -> Path:
-    path = Path(os.environ.get(_BIN_ENV, _BIN_DEFAULT))
-    missing = [t for t in _TOOLS if not (path / t).is_file()]
-    if missing:
-        raise RuntimeError(
-            f"the Stanford GloVe tools are not at {path} (missing: {', '.join(missing)}): build them from "
-            f"https://github.com/stanfordnlp/GloVe with `make` and set {_BIN_ENV} to their build/ folder")
-    return path
+    """The folder of the Stanford tools built with their Makefile's default flags (compiled on first use)."""
+    from ._stanford_glove import tools
+
+    return tools("default").folder
 
 
 def _token_sequences(path: Path):
