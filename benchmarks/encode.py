@@ -150,8 +150,13 @@ def _case(save_tokenizer, reference_batches, notes: str) -> Case:
     env = dict(os.environ)
 
     def ours():
-        subprocess.run([*_tokembed_command(), "encode", str(tok_file), str(path), "--out", str(ours_out), "-q"],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
+        proc = subprocess.Popen([*_tokembed_command(), "encode", str(tok_file), str(path), "--out", str(ours_out),
+                                 "-q"], env=env, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)  # the command's own peak RSS, apart from this process's
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            raise RuntimeError(f"tokembed encode exited with status {proc.returncode}")
+        print(f"[encode bench] tokembed encode: peak RSS {usage.ru_maxrss / 1e3:,.0f} MB", file=sys.stderr)
         return ours_out
 
     def reference():
@@ -160,7 +165,8 @@ def _case(save_tokenizer, reference_batches, notes: str) -> Case:
         return write_ids(ref_out, reference_batches(path))
 
     return Case(ours=ours, reference=reference, check=_check, work_bytes=path.stat().st_size,
-                notes=notes)
+                notes=notes + " The peak RSS of ours is that of a process holding the setup (both tokenizers) "
+                "that runs the command: the command's own peak is printed on standard error ([encode bench]).")
 
 
 @benchmark(
