@@ -12,7 +12,7 @@
     python -m benchmarks.scale hf-bpe --size 1GB           # references: Hugging Face BpeTrainer,
     python -m benchmarks.scale spm --size 1GB --cap 10M    #   sentencepiece (--cap 0: every sentence),
     python -m benchmarks.scale gensim-w2v --size 1GB [--token-budget N]     #   gensim Word2Vec(corpus_file=...)
-    python -m benchmarks.scale table [--sizes 1GB,2.5GB,10GB]               # the markdown table of the results
+    python -m benchmarks.scale table [--sizes 1GB,2.5GB,10GB] [--write]     # the table (--write: BENCHMARKS.md)
     python -m benchmarks.scale delete [--size 1GB]         # remove the corpora and derived files (results kept)
 
 Every measured step runs as a child process under ``prlimit --as=BYTES`` (``--limit-gb``, default 80% of the
@@ -56,6 +56,9 @@ ROWS = (
     ("spm-cap0", "sentencepiece BPE 32k, every sentence"),
     ("gensim-w2v", "gensim Word2Vec(corpus_file)"),
 )
+#: the rows whose missing cells are projected: the references and the in-memory "before", which the issue runs at 1
+#: and 2.5 GB only; our bounded-memory steps are measured at every size or shown as not run
+PROJECTED = ("w2v-in-memory", "hf-bpe", "spm", "gensim-w2v")
 _OOM = re.compile(r"MemoryError|Unable to allocate|memory allocation of \d+ bytes failed|std::bad_alloc|"
                   r"Cannot allocate memory|out of memory|can't start new thread|failed to map segment",
                   re.IGNORECASE)
@@ -300,8 +303,10 @@ def render_table(data: Path, sizes: list[str]) -> str:
     titles = dict(ROWS)
     names = []
     for base, _ in ROWS:  # each row, then its token-budget variants (word2vec-50M, ...)
-        names += [base] + sorted({s for s, _ in results if s.startswith(base + "-") and s not in titles},
+        names += [base] + sorted({s for s, _ in results if s.startswith(base + "-") and s not in titles
+                                  and re.fullmatch(r"[0-9.]+[kMG]?", s[len(base) + 1:])},
                                  key=lambda n: parse_count(n.rsplit("-", 1)[1]))
+    names += sorted({s for s, _ in results} - set(names))  # anything else recorded (spm-cap5M, ...)
     labels = [size_label(s) for s in sizes]
     lines = ["| step | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
     for name in names:
@@ -313,10 +318,12 @@ def render_table(data: Path, sizes: list[str]) -> str:
                 continue
             done = [results.get((name, lab)) for lab in labels[:i]]
             done = [r for r in done if r and r.get("status") == "ok"]
-            proj = _project(done[-2], done[-1], parse_size(label)) if len(done) >= 2 else None
+            proj = _project(done[-2], done[-1], parse_size(label)) \
+                if len(done) >= 2 and name.startswith(PROJECTED) else None
             cells.append(f"*{proj}*" if proj else "not run")
         if any(c != "not run" for c in cells):
-            title = titles.get(name) or f"{titles[name.rsplit('-', 1)[0]]}, first {name.rsplit('-', 1)[1]} tokens"
+            base, _, budget = name.rpartition("-")
+            title = titles.get(name) or (f"{titles[base]}, first {budget} tokens" if base in titles else name)
             lines.append(f"| {title} (`{name}`) | " + " | ".join(cells) + " |")
     vocab = []
     for label in labels:
@@ -326,8 +333,34 @@ def render_table(data: Path, sizes: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+SECTION = "scale"
+
+
+def render_section(data: Path, sizes: list[str]) -> str:
+    """The ``## scale`` section of BENCHMARKS.md: the table, the runs' dates and machine, how to read a cell."""
+    results = load_results(data)
+    whens = sorted(r["when"] for r in results.values() if r.get("when"))
+    machines = sorted({r["machine"] for r in results.values() if r.get("machine")})
+    lines = [f"## {SECTION}", "",
+             "Issue 27's steps at 1, 2.5 and 10 GB on one machine, each its own process under `prlimit --as` "
+             "(`python -m benchmarks.scale`; what each step measures: docs/scale.md).", "",
+             f"- runs: {whens[0]} to {whens[-1]}" if whens else "- runs: none yet",
+             f"- machine: {'; '.join(machines) or '-'}",
+             "- a cell: wall time (process start to exit), MB/s of corpus text, tokens/s of a word2vec fit, peak "
+             "RSS; *projected* cells are linear in the bytes from the two smaller sizes, not measurements", "",
+             render_table(data, sizes)]
+    return "\n".join(lines)
+
+
 def cmd_table(args) -> int:
     sizes = args.sizes.split(",") if args.sizes else list(SIZES)
+    if args.write:
+        from .harness import DEFAULT_OUTPUT, merge_section
+
+        out = Path(args.write) if args.write != "-" else DEFAULT_OUTPUT
+        merge_section(out, SECTION, render_section(args.data, sizes))
+        print(f"wrote the ## {SECTION} section of {out}")
+        return 0
     print(render_table(args.data, sizes), end="")
     return 0
 
@@ -370,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
         p.set_defaults(func=cmd_step, step=step)
     p = sub.add_parser("table", help="the markdown table of the results")
     p.add_argument("--sizes", help=f"comma-separated columns (default {','.join(SIZES)})")
+    p.add_argument("--write", nargs="?", const="-", metavar="PATH",
+                   help="merge the table as the '## scale' section of BENCHMARKS.md (or PATH) instead of printing it")
     p.set_defaults(func=cmd_table)
     p = sub.add_parser("delete", help="remove the corpora and derived files (the results are kept)")
     p.add_argument("--size", help="only this size's files")

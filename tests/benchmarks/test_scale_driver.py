@@ -93,3 +93,11 @@ def test_the_table_projects_a_missing_10gb_cell_from_1_and_2_5gb(tmp_path):
     spm = next(line for line in table.splitlines() if "`spm-cap0`" in line)
     assert "out of memory at 4 GB limit (after 3.0 s) | not run | not run |" in spm
     assert "`bpe`" not in table  # a step without any result has no row
+
+
+def test_the_table_names_budget_variants_and_other_caps(tmp_path):
+    for name in ("word2vec-50M", "word2vec-5M", "spm-cap5M"):
+        _result(tmp_path, name, "1GB", wall_s=1.0, work_bytes=None)
+    rows = [line.split(" | ")[0] for line in scale.render_table(tmp_path, ["1GB"]).splitlines()[2:-1]]
+    assert rows == ["| word2vec, mapped encoded folder, first 5M tokens (`word2vec-5M`)",
+                    "| word2vec, mapped encoded folder, first 50M tokens (`word2vec-50M`)", "| spm-cap5M (`spm-cap5M`)"]
