@@ -103,10 +103,19 @@ def cooccurrence(data: Path, label: str, size: int) -> None:
     t0 = time.perf_counter()
     passes = []
     for _ in range(2):
-        total = None
+        # adjacent counts merged pairwise as a binary counter (left to right, so in corpus order): each pair is
+        # merged about log2(chunks) times, not once per chunk as a running total would be
+        stack: list[tuple[int, object]] = []
         for start, stop in seqs.id_chunks(1 << 24):
-            part = vec.partial_counts(seqs.slice(start, stop))
-            total = part if total is None else merge_counts(total, part)
+            node = (1, vec.partial_counts(seqs.slice(start, stop)))
+            while stack and stack[-1][0] == node[0]:
+                width, left = stack.pop()
+                node = (2 * width, merge_counts(left, node[1]))
+            stack.append(node)
+        total = stack[0][1]
+        for _, right in stack[1:]:
+            total = merge_counts(total, right)
+        del stack
         vec.fit_counts(total)
         passes.append(time.perf_counter() - t0 - sum(passes))
     _detail(pass1_seconds=passes[0], pass2_seconds=passes[1], vocab=len(vec.index_to_key_),
@@ -153,7 +162,7 @@ def w2v_in_memory(data: Path, label: str, size: int, budget: str = "0") -> None:
     _word2vec(data, label, int(budget), in_memory=True)
 
 
-# -- references ---------------------------------------------------------------------------------------------------------
+# -- references --------------------------------------------------------------------------------------------------------
 def hf_bpe(data: Path, label: str, size: int) -> None:
     """Hugging Face ``BpeTrainer`` (32k, min_frequency 2, ``</w>``, Whitespace pre-tokenizer) from the file."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
@@ -209,8 +218,8 @@ def write_gensim_file(data: Path, label: str, budget: int) -> Path:
         for start, stop in seqs.id_chunks(1 << 22):
             lo = int(seqs.offsets[start])
             ids = np.asarray(seqs.ids[lo:int(seqs.offsets[stop])])
-            words = ids.astype(str)
-            bounds = seqs.offsets[start:stop + 1] - lo
+            words = ids.astype(str).tolist()
+            bounds = (seqs.offsets[start:stop + 1] - lo).tolist()
             out.write("".join(" ".join(words[a:b]) + "\n" for a, b in zip(bounds[:-1], bounds[1:])))
     os.replace(tmp, path)
     return path

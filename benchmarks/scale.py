@@ -17,10 +17,11 @@
 
 Every measured step runs as a child process under ``prlimit --as=BYTES`` (``--limit-gb``, default 80% of the
 machine's memory), optionally stopped after ``--timeout`` seconds; the driver records its wall time (process start
-included), MB/s of corpus text, peak RSS (the child's ``ru_maxrss`` from ``os.wait4``), RSS sampled every 2 s, and the status: ``ok``, ``oom`` (a failed allocation under the limit: "out of
-memory at N GB limit"), ``stopped`` or ``failed``. A result is written to ``DATA/results/SIZE/STEP.json``; a step
-whose result is ``ok`` is not run again unless ``--force``. The data folder defaults to ``/work/scale-data``
-(``--data`` or ``TOKEMBED_SCALE_DATA``), outside the repository. What each step measures: docs/scale.md.
+included), MB/s of corpus text, peak RSS (the child's ``ru_maxrss`` from ``os.wait4``), RSS sampled every 2 s, and
+the status: ``ok``, ``oom`` (a failed allocation under the limit: "out of memory at N GB limit"), ``stopped`` or
+``failed``. A result is written to ``DATA/results/SIZE/STEP.json``; a step with a result other than ``failed`` is not
+run again unless ``--force``. The data folder defaults to ``/work/scale-data`` (``--data`` or
+``TOKEMBED_SCALE_DATA``), outside the repository. What each step measures: docs/scale.md.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def _rss_of(pid: int) -> int | None:
     return None
 
 
-# -- running one step ---------------------------------------------------------------------------------------------------
+# -- running one step --------------------------------------------------------------------------------------------------
 def run_child(cmd: list[str], *, limit: int | None, timeout: float | None, detail: Path,
               log=print) -> dict:
     """Run ``cmd`` under ``prlimit --as=limit`` and return what the result JSON records of it (status, wall, peak
@@ -164,14 +165,15 @@ def _machine() -> str:
 
 
 def record(args, name: str, label: str, cmd: list[str], work_bytes: int | None, log=print) -> dict:
-    """Run one measured step (unless its ``ok`` result exists and not ``--force``) and write its result JSON."""
+    """Run one measured step (unless it has a result other than ``failed`` and no ``--force``) and write its result
+    JSON."""
     folder = args.data / "results" / label
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.json"
     if path.exists() and not args.force:
         old = json.loads(path.read_text(encoding="utf-8"))
-        if old.get("status") == "ok":
-            log(f"[{name} {label}] already done ({path}); --force to run it again")
+        if old.get("status") != "failed":
+            log(f"[{name} {label}] already recorded as {old.get('status')} ({path}); --force to run it again")
             return old
     limit = int(args.limit_gb * 1e9) if args.limit_gb else None
     log(f"[{name} {label}] running{f' under prlimit --as={limit}' if limit else ''}: {' '.join(cmd)}")
@@ -212,7 +214,7 @@ def _dur(s: float) -> str:
     return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
 
 
-# -- the steps ----------------------------------------------------------------------------------------------------------
+# -- the steps ---------------------------------------------------------------------------------------------------------
 def _need(path: Path, what: str, how: str) -> None:
     if not path.exists():
         raise SystemExit(f"{what} is missing ({path}): run `python -m benchmarks.scale {how}` first")
@@ -274,7 +276,7 @@ def cmd_step(args) -> int:
     return 0 if res["status"] in ("ok", "oom", "stopped") else 1
 
 
-# -- the table ----------------------------------------------------------------------------------------------------------
+# -- the table ---------------------------------------------------------------------------------------------------------
 def load_results(data: Path) -> dict[tuple[str, str], dict]:
     out = {}
     for path in sorted((data / "results").glob("*/*.json")):
@@ -394,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--limit-gb", type=float, default=round(0.8 * _mem_total() / 1e9, 1),
                        help="prlimit --as for the step's process, in GB (default: 80%% of the memory; 0: none)")
         p.add_argument("--timeout", type=float, help="stop the step after this many seconds (recorded as stopped)")
-        p.add_argument("--force", action="store_true", help="run again even if an ok result exists")
+        p.add_argument("--force", action="store_true", help="run again even if a result (ok, oom, stopped) exists")
         if step == "spm":
             p.add_argument("--cap", default="10M", help="input_sentence_size: 10M (default) or 0 (every sentence)")
         if step in ("word2vec", "w2v-in-memory", "gensim-w2v"):

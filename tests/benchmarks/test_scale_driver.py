@@ -101,3 +101,18 @@ def test_the_table_names_budget_variants_and_other_caps(tmp_path):
     rows = [line.split(" | ")[0] for line in scale.render_table(tmp_path, ["1GB"]).splitlines()[2:-1]]
     assert rows == ["| word2vec, mapped encoded folder, first 5M tokens (`word2vec-5M`)",
                     "| word2vec, mapped encoded folder, first 50M tokens (`word2vec-50M`)", "| spm-cap5M (`spm-cap5M`)"]
+
+
+def test_a_recorded_step_is_not_run_again_but_a_failed_one_is(tmp_path):
+    import argparse
+
+    args = argparse.Namespace(data=tmp_path, force=False, limit_gb=0, timeout=None)
+    fail = [sys.executable, "-c", "raise SystemExit(2)"]
+    first = scale.record(args, "hf-bpe", "1GB", fail, work_bytes=None, log=lambda *_: None)
+    assert first["status"] == "failed"
+    ok = [sys.executable, "-c", "pass"]
+    assert scale.record(args, "hf-bpe", "1GB", ok, work_bytes=10 ** 6, log=lambda *_: None)["status"] == "ok"
+    # now recorded: the failing command is not run again (the ok result stays) unless --force
+    assert scale.record(args, "hf-bpe", "1GB", fail, work_bytes=None, log=lambda *_: None)["status"] == "ok"
+    args.force = True
+    assert scale.record(args, "hf-bpe", "1GB", fail, work_bytes=None, log=lambda *_: None)["status"] == "failed"
