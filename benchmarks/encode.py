@@ -174,7 +174,7 @@ def _case(save_tokenizer, reference_batches, notes: str) -> Case:
     description="Write a corpus's GPT-2 token ids to disk (uint16), the command against tiktoken + numpy.",
     ours="`tokembed encode gpt2.tokembed.json CORPUS --out DIR -q` as a command (process start, imports, Numba "
     "cache load, reading, encoding on the tokenizer's threads, writing ids.npy + offsets.npy + vocab.json)",
-    reference="tiktoken `Encoding('gpt2', pat_str=r50k_pat_str, mergeable_ranks=load_tiktoken_bpe(ranks))`"
+    reference="tiktoken `Encoding('gpt2', pat_str=r50k_pat_str, mergeable_ranks=load_tiktoken_bpe(ranks))"
     ".encode_ordinary_batch(batch, num_threads=2)` on 4 MB batches of lines, written as ids.npy (uint16) + "
     "offsets.npy, in this process",
     check="identical ids and document boundaries (the written arrays compared)",
