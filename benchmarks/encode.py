@@ -7,12 +7,13 @@ library encoding the same documents in batches and writing the same ``uint16`` i
 - ``encode_bert``: the bert-base-uncased vocabulary (``bert_uncased_vocab``) as a tokembed WordPiece tokenizer,
   against Hugging Face ``BertWordPieceTokenizer(vocab, lowercase=True).encode_batch(batch, add_special_tokens=False)``.
 
-The text is prose_mix four times over (about 93 MB, written untimed to ``~/.cache/tokembed/bench/``), or, with
-``TOKEMBED_ENCODE_BENCH`` set to ``1gb``, the 1 GB corpus of :mod:`benchmarks.engine` (or set to a path, that
-text file: a small one to try the benchmark). Both sides read the file,
-skip blank and whitespace-only lines (the corpus rule of ``tokembed encode``), encode batches of about 4 MB of text
-and write ``ids.npy`` (``uint16``) and ``offsets.npy`` (``int64``) under a temporary folder; the check compares the
-two written arrays. Neither side ever holds the whole corpus's ids as Python objects.
+``encode_gpt2`` and ``encode_bert`` read prose_mix four times over (about 93 MB, written untimed to
+``~/.cache/tokembed/bench/``; ``TOKEMBED_ENCODE_BENCH=PATH`` puts another text file in its place, a small one to
+try the benchmark); ``encode_gpt2_1gb`` and ``encode_bert_1gb`` read the 1 GB corpus of ``benchmarks.scale``
+(``/work/scale-data/corpus-1GB.txt`` when it exists, else the same text built by :mod:`benchmarks.engine`). Both
+sides read the file, skip blank and whitespace-only lines (the corpus rule of ``tokembed encode``), encode batches of
+about 4 MB of text and write ``ids.npy`` (``uint16``) and ``offsets.npy`` (``int64``) under a temporary folder; the
+check compares the two written arrays. Neither side ever holds the whole corpus's ids as Python objects.
 """
 
 from __future__ import annotations
@@ -31,16 +32,10 @@ from . import Case, CheckFailed, benchmark
 _BATCH_CHARS = 1 << 22  # about 4 MB of text per batch on the reference side, as tokembed encode's batches
 
 
-def text_path() -> Path:
-    """The text both sides encode: 4 x prose_mix (built on first use), the 1 GB engine corpus, or a given file (see
-    the module docstring)."""
-    choice = os.environ.get("TOKEMBED_ENCODE_BENCH", "")
-    if choice.lower() == "1gb":
-        from .engine import corpus_path
-
-        return corpus_path()
-    if choice:
-        return Path(choice)
+def x4_path() -> Path:
+    """4 x prose_mix (built on first use), or the file ``TOKEMBED_ENCODE_BENCH`` names."""
+    if os.environ.get("TOKEMBED_ENCODE_BENCH"):
+        return Path(os.environ["TOKEMBED_ENCODE_BENCH"])
     from tokembed.datasets import dataset_path
 
     source = dataset_path("prose_mix")
@@ -57,13 +52,24 @@ def text_path() -> Path:
     return path
 
 
-def _data_label() -> str:
-    choice = os.environ.get("TOKEMBED_ENCODE_BENCH", "")
-    if choice.lower() == "1gb":
-        return "the 1 GB corpus of benchmarks/engine.py (TOKEMBED_ENCODE_BENCH=1gb)"
-    if choice:
-        return f"{choice} (TOKEMBED_ENCODE_BENCH)"
-    return "prose_mix x 4 (92,604,908 bytes), ~/.cache/tokembed/bench/prose_mix-x4.txt"
+def gb_path() -> Path:
+    """The 1 GB corpus: benchmarks.scale's when built (``build --size 1GB``), else the engine benchmark's (the same
+    text: both are ``engine.write_corpus(path, 10**9)``)."""
+    from .scale import DEFAULT_DATA
+    from ._scale_steps import corpus_file
+
+    built = corpus_file(DEFAULT_DATA, "1GB")
+    if built.exists():
+        return built
+    from .engine import corpus_path
+
+    os.environ.setdefault("TOKEMBED_ENGINE_BENCH_MB", "1000")
+    return corpus_path()
+
+
+_X4 = (f"{os.environ['TOKEMBED_ENCODE_BENCH']} (TOKEMBED_ENCODE_BENCH)" if os.environ.get("TOKEMBED_ENCODE_BENCH")
+       else "prose_mix x 4 (92,604,908 bytes, ~/.cache/tokembed/bench/prose_mix-x4.txt)")
+_GB = "the 1 GB corpus of benchmarks/scale.py (/work/scale-data/corpus-1GB.txt; = benchmarks/engine.py's)"
 
 
 def _tokembed_command() -> list[str]:
@@ -140,8 +146,7 @@ def _check(ours: Path, ref: Path) -> str:
     return f"{a.size:,} ids in {oa.size - 1:,} documents identical (the written uint16 arrays compared)"
 
 
-def _case(save_tokenizer, reference_batches, notes: str) -> Case:
-    path = text_path()
+def _case(path: Path, save_tokenizer, reference_batches, notes: str) -> Case:
     work = Path(tempfile.mkdtemp(prefix="tokembed-encode-bench-"))
     atexit.register(shutil.rmtree, work, True)  # both sides' outputs, removed when the benchmark process ends
     tok_file = work / "tokenizer.tokembed.json"
@@ -169,8 +174,7 @@ def _case(save_tokenizer, reference_batches, notes: str) -> Case:
                 "that runs the command: the command's own peak is printed on standard error ([encode bench]).")
 
 
-@benchmark(
-    "encode_gpt2",
+_GPT2 = dict(
     description="Write a corpus's GPT-2 token ids to disk (uint16), the command against tiktoken + numpy.",
     ours="`tokembed encode gpt2.tokembed.json CORPUS --out DIR -q` as a command (process start, imports, Numba "
     "cache load, reading, encoding on the tokenizer's threads, writing ids.npy + offsets.npy + vocab.json)",
@@ -178,10 +182,21 @@ def _case(save_tokenizer, reference_batches, notes: str) -> Case:
     ".encode_ordinary_batch(batch, num_threads=2)` on 4 MB batches of lines, written as ids.npy (uint16) + "
     "offsets.npy, in this process",
     check="identical ids and document boundaries (the written arrays compared)",
-    data=_data_label() + "; ranks: gpt2_ranks (~/.cache/tokembed/gpt2.tiktoken)",
     libraries=("tiktoken", "numba"),
 )
-def encode_gpt2() -> Case:
+_BERT = dict(
+    description="Write a corpus's BERT WordPiece ids to disk (uint16), the command against Hugging Face + numpy.",
+    ours="`tokembed encode bert.tokembed.json CORPUS --out DIR -q` as a command, with "
+    "`WordPieceTokenizer.from_vocab_file(vocab.txt)` saved untimed",
+    reference="Hugging Face `BertWordPieceTokenizer(vocab.txt, lowercase=True).encode_batch(batch, "
+    "add_special_tokens=False)` on 4 MB batches of lines (rayon, 2 threads), written as ids.npy (uint16) + "
+    "offsets.npy, in this process",
+    check="identical ids and document boundaries (the written arrays compared)",
+    libraries=("tokenizers", "numba"),
+)
+
+
+def _gpt2_case(path: Path) -> Case:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
     from tiktoken_ext.openai_public import r50k_pat_str
@@ -197,24 +212,12 @@ def encode_gpt2() -> Case:
         for batch in _batches(path):
             yield ref.encode_ordinary_batch(batch, num_threads=2)
 
-    return _case(lambda f: BPETokenizer.from_tiktoken(ranks).save(f), reference_batches,
+    return _case(path, lambda f: BPETokenizer.from_tiktoken(ranks).save(f), reference_batches,
                  "Ours is timed as a user runs it, a fresh process each call; tiktoken runs in the benchmark's "
                  "process with its module already imported and the ranks loaded (untimed). Both on 2 threads.")
 
 
-@benchmark(
-    "encode_bert",
-    description="Write a corpus's BERT WordPiece ids to disk (uint16), the command against Hugging Face + numpy.",
-    ours="`tokembed encode bert.tokembed.json CORPUS --out DIR -q` as a command, with "
-    "`WordPieceTokenizer.from_vocab_file(vocab.txt)` saved untimed",
-    reference="Hugging Face `BertWordPieceTokenizer(vocab.txt, lowercase=True).encode_batch(batch, "
-    "add_special_tokens=False)` on 4 MB batches of lines (rayon, 2 threads), written as ids.npy (uint16) + "
-    "offsets.npy, in this process",
-    check="identical ids and document boundaries (the written arrays compared)",
-    data=_data_label() + "; vocabulary: bert_uncased_vocab (30,522 entries)",
-    libraries=("tokenizers", "numba"),
-)
-def encode_bert() -> Case:
+def _bert_case(path: Path) -> Case:
     from tokenizers import BertWordPieceTokenizer
 
     from tokembed.datasets import dataset_path
@@ -227,7 +230,31 @@ def encode_bert() -> Case:
         for batch in _batches(path):
             yield [e.ids for e in ref.encode_batch(batch, add_special_tokens=False)]
 
-    return _case(lambda f: WordPieceTokenizer.from_vocab_file(vocab).save(f), reference_batches,
+    return _case(path, lambda f: WordPieceTokenizer.from_vocab_file(vocab).save(f), reference_batches,
                  "Ours is timed as a user runs it, a fresh process each call; Hugging Face runs in the benchmark's "
                  "process with the vocabulary loaded (untimed). Hugging Face returns an Encoding object per line "
                  "(ids read from each); ours writes from packed arrays.")
+
+
+_RANKS = "; ranks: gpt2_ranks (~/.cache/tokembed/gpt2.tiktoken)"
+_VOCAB = "; vocabulary: bert_uncased_vocab (30,522 entries)"
+
+
+@benchmark("encode_gpt2", data=_X4 + _RANKS, **_GPT2)
+def encode_gpt2() -> Case:
+    return _gpt2_case(x4_path())
+
+
+@benchmark("encode_bert", data=_X4 + _VOCAB, **_BERT)
+def encode_bert() -> Case:
+    return _bert_case(x4_path())
+
+
+@benchmark("encode_gpt2_1gb", data=_GB + _RANKS, **_GPT2)
+def encode_gpt2_1gb() -> Case:
+    return _gpt2_case(gb_path())
+
+
+@benchmark("encode_bert_1gb", data=_GB + _VOCAB, **_BERT)
+def encode_bert_1gb() -> Case:
+    return _bert_case(gb_path())
