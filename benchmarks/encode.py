@@ -63,7 +63,6 @@ def gb_path() -> Path:
         return built
     from .engine import corpus_path
 
-    os.environ.setdefault("TOKEMBED_ENGINE_BENCH_MB", "1000")
     return corpus_path()
 
 
