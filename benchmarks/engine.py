@@ -25,14 +25,24 @@ _LONG_WORD = re.compile(r"\b([A-Za-z]{6,})\b")
 
 def corpus_path() -> Path:
     """The benchmark corpus, built on first use (a few minutes): copies of prose_mix + wv_corpus with variation."""
-    from tokembed.datasets import dataset_path
-
     target = int(os.environ.get("TOKEMBED_ENGINE_BENCH_MB", "1000")) * 10 ** 6
     folder = Path.home() / ".cache" / "tokembed" / "bench"
     path = folder / f"engine-corpus-{target // 10 ** 6}mb.txt"
     if path.exists() and path.stat().st_size >= target:
         return path
     folder.mkdir(parents=True, exist_ok=True)
+    return write_corpus(path, target)
+
+
+def write_corpus(path: Path, target: int, *, progress=None) -> Path:
+    """Write about ``target`` bytes of text to ``path`` (through a temporary name): copies of the non-blank lines of
+    prose_mix + wv_corpus, each copy shuffled with its own seed and with the long words (6+ letters) of every third
+    line given the copy's suffix (``ish``, ``ward``, ... then ``ish14``, ``ward15``, ...: a suffix never repeats
+    after the 14th copy), so each copy adds new word types and the vocabulary keeps growing with the size. The text
+    up to ``target`` bytes does not depend on ``target``: a smaller corpus is a prefix of a larger one.
+    ``progress(written_bytes)`` is called after each copy when given. Returns ``path``."""
+    from tokembed.datasets import dataset_path
+
     lines = []
     for name in ("prose_mix", "wv_corpus"):
         source = dataset_path(name)
@@ -40,7 +50,7 @@ def corpus_path() -> Path:
         for f in files:
             if f.is_file():
                 lines.extend(line for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_name(path.name + ".tmp")
     written = 0
     with open(tmp, "w", encoding="utf-8") as out:
         copy = 0
@@ -58,6 +68,8 @@ def corpus_path() -> Path:
                 if written >= target:
                     break
             copy += 1
+            if progress is not None:
+                progress(written)
     os.replace(tmp, path)
     return path
 

@@ -1,0 +1,118 @@
+"""The driver of benchmarks/scale.py: sizes, how a child's end is classified (ok, out of memory under prlimit,
+stopped, failed) and the table's cells, projections included. Never a timing: the children here are tiny."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+
+import pytest
+
+from benchmarks import scale
+
+needs_prlimit = pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is not installed")
+
+
+@pytest.mark.parametrize("text, nbytes, label", [
+    ("20MB", 20_000_000, "20MB"), ("1GB", 10 ** 9, "1GB"), ("2.5gb", 2_500_000_000, "2.5GB"), ("10G", 10 ** 10, "10GB"),
+])
+def test_sizes(text, nbytes, label):
+    assert scale.parse_size(text) == nbytes
+    assert scale.size_label(text) == label
+
+
+def test_a_size_in_other_units_is_refused():
+    with pytest.raises(SystemExit, match="20MB, 1GB or 2.5GB"):
+        scale.parse_size("3TB")
+
+
+def test_counts():
+    assert scale.parse_count("10M") == 10_000_000
+    assert scale.parse_count("0") == 0
+    assert scale.parse_count("2.5k") == 2_500
+
+
+def _run(tmp_path, code: str, **kw) -> dict:
+    return scale.run_child([sys.executable, "-c", code], detail=tmp_path / "d.json", log=lambda *_: None, **kw)
+
+
+@needs_prlimit
+def test_a_child_that_allocates_past_the_limit_is_out_of_memory_not_a_crash(tmp_path):
+    # 400 MB of bytes under an address-space limit of 300 MB: Python raises MemoryError in the child only
+    res = _run(tmp_path, "x = bytearray(400_000_000)", limit=300_000_000, timeout=None)
+    assert res["status"] == "oom"
+    assert "MemoryError" in res["stderr_tail"]
+    assert scale.describe({**res, "limit_bytes": 300_000_000}).startswith("out of memory at 0.3 GB limit")
+
+
+def test_the_peak_rss_is_the_childs_own(tmp_path):
+    # the same allocation without a limit: touched pages, so the child's peak RSS is at least the 400 MB
+    res = _run(tmp_path, "x = bytearray(400_000_000)", limit=None, timeout=None)
+    assert res["status"] == "ok"
+    assert res["peak_rss_mb"] >= 400
+    small = _run(tmp_path, "pass", limit=None, timeout=None)  # after a larger child: its own peak, not the max
+    assert small["peak_rss_mb"] < 100
+
+
+def test_a_child_that_fails_otherwise_is_failed_with_its_message(tmp_path):
+    res = _run(tmp_path, "raise SystemExit('bad input')", limit=None, timeout=None)
+    assert res["status"] == "failed"
+    assert res["returncode"] == 1 and "bad input" in res["stderr_tail"]
+
+
+def test_a_child_past_the_timeout_is_stopped(tmp_path):
+    res = _run(tmp_path, "import time; time.sleep(60)", limit=None, timeout=0.5)
+    assert res["status"] == "stopped"
+    assert res["wall_s"] < 5
+
+
+def test_the_detail_the_child_writes_is_kept(tmp_path):
+    code = ("import json, os; open(os.environ['TOKEMBED_SCALE_DETAIL'], 'w').write(json.dumps({'tokens': 7}))")
+    assert _run(tmp_path, code, limit=None, timeout=None)["detail"] == {"tokens": 7}
+
+
+def _result(tmp_path, step, size, **values):
+    folder = tmp_path / "results" / size
+    folder.mkdir(parents=True, exist_ok=True)
+    res = {"step": step, "size": size, "status": "ok", "returncode": 0, "peak_rss_mb": 100.0, "limit_bytes": None,
+           **values}
+    (folder / f"{step}.json").write_text(json.dumps(res), encoding="utf-8")
+
+
+def test_the_table_projects_a_missing_10gb_cell_from_1_and_2_5gb(tmp_path):
+    _result(tmp_path, "hf-bpe", "1GB", wall_s=10.0, peak_rss_mb=100.0, work_bytes=10 ** 9, mb_per_s=100.0)
+    _result(tmp_path, "hf-bpe", "2.5GB", wall_s=25.0, peak_rss_mb=250.0, work_bytes=2_500_000_000, mb_per_s=100.0,
+            limit_bytes=500_000_000)
+    _result(tmp_path, "spm-cap0", "1GB", status="oom", wall_s=3.0, limit_bytes=4 * 10 ** 9, work_bytes=10 ** 9)
+    table = scale.render_table(tmp_path, ["1GB", "2.5GB", "10GB"])
+    row = next(line for line in table.splitlines() if "`hf-bpe`" in line)
+    # linear in the bytes: 10 + (25 - 10) * (10 - 1) / (2.5 - 1) = 100 s; 100 + 150 * 6 = 1,000 MB, over 0.5 GB
+    assert row.endswith("| 10.0 s, 100.0 MB/s, 100 MB | 25.0 s, 100.0 MB/s, 250 MB | "
+                        "*projected: ~100.0 s, ~1,000 MB; over the 0.5 GB limit* |")
+    spm = next(line for line in table.splitlines() if "`spm-cap0`" in line)
+    assert "out of memory at 4 GB limit (after 3.0 s) | not run | not run |" in spm
+    assert "`bpe`" not in table  # a step without any result has no row
+
+
+def test_the_table_names_budget_variants_and_other_caps(tmp_path):
+    for name in ("word2vec-50M", "word2vec-5M", "spm-cap5M"):
+        _result(tmp_path, name, "1GB", wall_s=1.0, work_bytes=None)
+    rows = [line.split(" | ")[0] for line in scale.render_table(tmp_path, ["1GB"]).splitlines()[2:-1]]
+    assert rows == ["| word2vec, mapped encoded folder, first 5M tokens (`word2vec-5M`)",
+                    "| word2vec, mapped encoded folder, first 50M tokens (`word2vec-50M`)", "| spm-cap5M (`spm-cap5M`)"]
+
+
+def test_a_recorded_step_is_not_run_again_but_a_failed_one_is(tmp_path):
+    import argparse
+
+    args = argparse.Namespace(data=tmp_path, force=False, limit_gb=0, timeout=None)
+    fail = [sys.executable, "-c", "raise SystemExit(2)"]
+    first = scale.record(args, "hf-bpe", "1GB", fail, work_bytes=None, log=lambda *_: None)
+    assert first["status"] == "failed"
+    ok = [sys.executable, "-c", "pass"]
+    assert scale.record(args, "hf-bpe", "1GB", ok, work_bytes=10 ** 6, log=lambda *_: None)["status"] == "ok"
+    # now recorded: the failing command is not run again (the ok result stays) unless --force
+    assert scale.record(args, "hf-bpe", "1GB", fail, work_bytes=None, log=lambda *_: None)["status"] == "ok"
+    args.force = True
+    assert scale.record(args, "hf-bpe", "1GB", fail, work_bytes=None, log=lambda *_: None)["status"] == "failed"
