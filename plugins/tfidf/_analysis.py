@@ -3,7 +3,9 @@
 Every input form ends as :class:`~tokembed.sequences.TokenSequences` (ids per document plus the strings that name
 the ids), and every later step works on the ids:
 
-- ``TokenSequences`` (a recipe tokenizer's output) is used as it is;
+- ``TokenSequences`` (a recipe tokenizer's output) is used as it is; a memory-mapped one
+  (:meth:`~tokembed.sequences.TokenSequences.open`) is read by bounded document ranges, each converted to ``int32``
+  apart (:meth:`~tokembed.sequences.TokenSequences.in_memory_chunks`);
 - an iterable of token lists is packed by :func:`~tokembed.sequences.as_token_sequences`;
 - an iterable of raw documents (``str``) is lowercased with ``str.lower`` (as scikit-learn's preprocessor) when
   asked, then split by the vectorizer's pre-tokenizer with :func:`tokembed.text.fast.index_words` (the Numba
@@ -23,7 +25,8 @@ from tokembed.sequences import TokenSequences, as_token_sequences
 
 
 def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tuple[TokenSequences, bool]:
-    """``X`` as token sequences, and whether it was raw text.
+    """``X`` as token sequences, and whether it was raw text. A memory-mapped ``TokenSequences`` is returned as it
+    is (callers read it chunk by chunk, never whole).
 
     Raises
     ------
@@ -31,7 +34,7 @@ def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tupl
         If ``X`` is one ``str`` (a list of documents is expected), a matrix, or mixes raw documents and token lists.
     """
     if isinstance(X, TokenSequences):
-        return X.in_memory(), False
+        return X, False
     if X is None:
         raise TokembedError(f"{name}: expected documents (token sequences, token lists or raw text), got None")
     if isinstance(X, (str, bytes)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
@@ -242,25 +242,42 @@ class TermVectorizer(Vectorizer):
         return self
 
     def _sequences(self, X: Any, fitting: bool = False) -> TokenSequences:
-        """``X`` as token sequences without the stop words; when ``fitting``, note what was seen (for messages)."""
+        """``X`` as token sequences (a memory-mapped one stays mapped: :meth:`_parts` reads it); when ``fitting``,
+        note what was seen (for messages)."""
         seqs, raw = _analysis.to_sequences(self.name, X, self._pre_tokenizer(), self.lowercase)
         if fitting:
             self._saw_raw = self._saw_raw or raw
             self._saw_token = self._saw_token or seqs.n_tokens > 0
+        return seqs
+
+    def _parts(self, seqs: TokenSequences) -> Iterator[TokenSequences]:
+        """The documents of ``seqs`` without the stop words and special tokens, in memory: ``seqs`` as one part,
+        or, when it is memory-mapped, its :meth:`~tokembed.sequences.TokenSequences.in_memory_chunks` one at a time
+        (the corpus is never converted whole). Every statistic and every row is per document, so the parts give
+        what the whole gives."""
         drop = np.zeros(len(seqs.vocab), dtype=bool)
         if seqs.special_ids:  # a tokenizer's <unk>, <pad>, ...: not terms of the documents
             drop[list(seqs.special_ids)] = True
         if self._stop_list:
             stop = set(self._stop_list)
             drop |= np.fromiter((t in stop for t in seqs.vocab), dtype=bool, count=len(seqs.vocab))
-        if drop.any():
-            seqs = _analysis.drop_tokens(seqs, drop)
-        return seqs
+        for part in seqs.in_memory_chunks() if seqs.is_mapped else (seqs,):
+            yield _analysis.drop_tokens(part, drop) if drop.any() else part
 
-    def _learn(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...]:
-        """Add the counts of ``seqs`` (stop words already dropped) to ``self._counts``; return them as CSR arrays
-        (``indptr``, ``indices`` over the rows of ``self._counts``, ``data``). With ``sort_names`` (fresh counts
-        only), the rows are numbered in term-name order."""
+    def _learn(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...] | None:
+        """Add the counts of ``seqs`` (stop words and special tokens are dropped here) to ``self._counts``; return
+        them as CSR arrays (``indptr``, ``indices`` over the rows of ``self._counts``, ``data``), or None for a
+        memory-mapped ``seqs`` (counted part by part, keeping no per-document counts). With ``sort_names`` (fresh
+        counts only), the rows are numbered in term-name order."""
+        if seqs.is_mapped:
+            for part in self._parts(seqs):
+                self._learn_part(part)
+            return None
+        (part,) = self._parts(seqs)
+        return self._learn_part(part, sort_names)
+
+    def _learn_part(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...]:
+        """:meth:`_learn` of in-memory documents whose stop words and special tokens are dropped."""
         from . import _kernels
 
         terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
@@ -330,9 +347,17 @@ class TermVectorizer(Vectorizer):
         from . import _kernels
 
         seqs = self._sequences(X)
-        cols, offsets = self._columns(seqs)
-        indptr, indices, data = _kernels.count_rows(cols, offsets, len(self.vocabulary_))
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(seqs), len(self.vocabulary_)))
+        n_cols = len(self.vocabulary_)
+        blocks = [_kernels.count_rows(*self._columns(part), n_cols) for part in self._parts(seqs)]
+        if len(blocks) == 1:
+            indptr, indices, data = blocks[0]
+        else:  # the rows of a mapped corpus's parts, one after the other
+            starts = np.cumsum([0] + [b[0][-1] for b in blocks[:-1]])
+            indptr = np.concatenate([[0]] + [b[0][1:] + s for b, s in zip(blocks, starts)]).astype(np.int64)
+            indices = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, np.int32)
+            data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, np.int64)
+        del blocks
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(seqs), n_cols))
         matrix.has_sorted_indices = True
         return matrix, seqs
 
