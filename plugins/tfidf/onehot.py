@@ -122,7 +122,8 @@ class OneHotVectorizer(TermVectorizer):
             cols = lookup[part.ids] if part.n_tokens else np.zeros(0, np.int32)
             hit = cols >= 0
             np.cumsum(hit, out=indptr[lo + 1:hi + 1])
-            indptr[lo + 1:hi + 1] += indptr[lo]
+            if lo:
+                indptr[lo + 1:hi + 1] += indptr[lo]
             hits.append(cols[hit])
             lo = hi
         indices = np.concatenate(hits) if len(hits) > 1 else (hits[0] if hits else np.zeros(0, np.int32))
