@@ -268,29 +268,24 @@ class TermVectorizer(Vectorizer):
         """Add the counts of ``seqs`` (stop words and special tokens are dropped here) to ``self._counts``; return
         them as CSR arrays (``indptr``, ``indices`` over the rows of ``self._counts``, ``data``), or None for a
         memory-mapped ``seqs`` (counted part by part, keeping no per-document counts). With ``sort_names`` (fresh
-        counts only), the rows are numbered in term-name order."""
-        if seqs.is_mapped:
-            for part in self._parts(seqs):
-                self._learn_part(part)
-            return None
-        (part,) = self._parts(seqs)
-        return self._learn_part(part, sort_names)
-
-    def _learn_part(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...]:
-        """:meth:`_learn` of in-memory documents whose stop words and special tokens are dropped."""
+        counts, in memory), the rows are numbered in term-name order."""
         from . import _kernels
 
-        terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
-        if sort_names:
+        def sorted_rows(names: list[str]) -> np.ndarray:
             order = sorted(range(len(names)), key=names.__getitem__)
             rows = np.empty(len(names), dtype=np.int32)
             rows[order] = self._counts.ids_of([names[i] for i in order])
-        else:
-            rows = self._counts.ids_of(names)
-        indptr, indices, data = _kernels.count_rows(rows[terms] if terms.size else terms, offsets,
-                                                    len(self._counts.index))
-        self._counts.add_counts(indices, data, len(seqs))
-        return indptr, indices, data
+            return rows
+
+        in_order = sort_names and not seqs.is_mapped
+        numbering = _analysis.TermNumbering(seqs.vocab, self._ngram_range(),
+                                            sorted_rows if in_order else self._counts.ids_of)
+        csr = None
+        for part in self._parts(seqs):
+            rows, offsets = numbering.map(part)
+            csr = _kernels.count_rows(rows, offsets, len(self._counts.index))
+            self._counts.add_counts(csr[1], csr[2], len(part))
+        return None if seqs.is_mapped else csr
 
     def _finish(self) -> None:
         """Select the vocabulary from the counts and set the fitted attributes."""
@@ -326,19 +321,23 @@ class TermVectorizer(Vectorizer):
         """Hook: set the weighting's fitted attributes from the selected terms' document frequencies."""
 
     # -- transforming -------------------------------------------------------------------------------------------
-    def _columns(self, seqs: TokenSequences) -> tuple[np.ndarray, np.ndarray]:
-        """The column of every term occurrence of ``seqs`` (-1 outside the vocabulary), and the document offsets."""
-        terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
-        cache = self._lookup_cache
+    def _column_numbering(self, seqs: TokenSequences) -> Any:
+        """The :class:`~._analysis.TermNumbering` of ``seqs``'s terms to vocabulary columns (-1 outside it); the
+        unigram columns of a vocabulary are kept from one call to the next."""
+        vocab = self.vocabulary_
+
+        def columns(names: list[str]) -> np.ndarray:
+            return np.fromiter((vocab.get(n, -1) for n in names), dtype=np.int32, count=len(names))
+
         unigram = self._ngram_range() == (1, 1)
-        if unigram and cache is not None and cache[0] is seqs.vocab:
-            lookup = cache[1]
-        else:
-            vocab = self.vocabulary_
-            lookup = np.fromiter((vocab.get(n, -1) for n in names), dtype=np.int32, count=len(names))
-            if unigram:
-                self._lookup_cache = (seqs.vocab, lookup)
-        return (lookup[terms] if terms.size else terms.astype(np.int32)), offsets
+        cache = self._lookup_cache
+        known = cache[1] if unigram and cache is not None and cache[0] is seqs.vocab else None
+        numbering = _analysis.TermNumbering(seqs.vocab, self._ngram_range(), columns, known)
+        if unigram and known is None:
+            numbering.values = columns(list(seqs.vocab))
+            numbering.n_terms = len(seqs.vocab)
+            self._lookup_cache = (seqs.vocab, numbering.values)
+        return numbering
 
     def _counts_matrix(self, X: Any) -> tuple[Any, TokenSequences]:
         """Per-document counts over the vocabulary as a CSR matrix with int64 data, and the token sequences."""
@@ -348,7 +347,8 @@ class TermVectorizer(Vectorizer):
 
         seqs = self._sequences(X)
         n_cols = len(self.vocabulary_)
-        blocks = [_kernels.count_rows(*self._columns(part), n_cols) for part in self._parts(seqs)]
+        numbering = self._column_numbering(seqs)
+        blocks = [_kernels.count_rows(*numbering.map(part), n_cols) for part in self._parts(seqs)]
         if len(blocks) == 1:
             indptr, indices, data = blocks[0]
         else:  # the rows of a mapped corpus's parts, one after the other
