@@ -24,20 +24,10 @@ def new_ngram_table(max_n):
 
 
 def ngram_features(ids, offsets, min_n, max_n):
-    """Intern the token n-grams of every document, ``min_n <= n <= max_n``, in a fresh table (see
-    :func:`intern_ngrams`).
-
-    Returns
-    -------
-    features : ndarray of int32, shape (n_ngrams,)
-        The key of every n-gram occurrence, documents one after the other.
-    feature_offsets : ndarray of int64, shape (n_docs + 1,)
-        Document ``d``'s n-grams are ``features[feature_offsets[d]:feature_offsets[d + 1]]``.
-    key_tokens : ndarray of int32, shape (total key length,)
-        The token ids of every key, concatenated.
-    key_offsets : ndarray of int64, shape (n_keys + 1,)
-        Key ``k`` is ``key_tokens[key_offsets[k]:key_offsets[k + 1]]``.
-    """
+    """Intern the token n-grams of every document, ``min_n <= n <= max_n``, in a fresh table: the ``features``
+    and ``feature_offsets`` of :func:`intern_ngrams`, then the keys, ``key_tokens`` (int32, the token ids of every
+    key, concatenated) and ``key_offsets`` (int64 (n_keys + 1,): key ``k`` is
+    ``key_tokens[key_offsets[k]:key_offsets[k + 1]]``), trimmed to their length."""
     features, feature_offsets, key_tokens, key_offsets, _, _, n_keys, used = intern_ngrams(
         ids, offsets, min_n, max_n, *new_ngram_table(max_n))
     return features, feature_offsets, key_tokens[:used].copy(), key_offsets[: n_keys + 1].copy()
