@@ -329,15 +329,13 @@ class TermVectorizer(Vectorizer):
         def columns(names: list[str]) -> np.ndarray:
             return np.fromiter((vocab.get(n, -1) for n in names), dtype=np.int32, count=len(names))
 
-        unigram = self._ngram_range() == (1, 1)
-        cache = self._lookup_cache
-        known = cache[1] if unigram and cache is not None and cache[0] is seqs.vocab else None
-        numbering = _analysis.TermNumbering(seqs.vocab, self._ngram_range(), columns, known)
-        if unigram and known is None:
-            numbering.values = columns(list(seqs.vocab))
-            numbering.n_terms = len(seqs.vocab)
-            self._lookup_cache = (seqs.vocab, numbering.values)
-        return numbering
+        known = None
+        if self._ngram_range() == (1, 1):  # the terms are the ids: every id's column, once per vocabulary
+            cache = self._lookup_cache
+            if cache is None or cache[0] is not seqs.vocab:
+                cache = self._lookup_cache = (seqs.vocab, columns(list(seqs.vocab)))
+            known = cache[1]
+        return _analysis.TermNumbering(seqs.vocab, self._ngram_range(), columns, known)
 
     def _counts_matrix(self, X: Any) -> tuple[Any, TokenSequences]:
         """Per-document counts over the vocabulary as a CSR matrix with int64 data, and the token sequences."""
