@@ -211,7 +211,7 @@ class TokenSequences:
         return len(self.vocab)
 
     def __getitem__(self, i: int) -> np.ndarray:
-        """The ids of document ``i`` (a read-only view; int32)."""
+        """The ids of document ``i`` (a read-only view; int32, or the file's uint16/uint32 for a mapped corpus)."""
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"document {i} of {n}")
