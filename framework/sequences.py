@@ -21,7 +21,11 @@ import numpy as np
 
 from .errors import TokembedError
 
-__all__ = ["TokenSequences", "as_token_sequences"]
+__all__ = ["TokenSequences", "as_token_sequences", "CHUNK_TOKENS"]
+
+#: Ids per range when a consumer streams a memory-mapped corpus (:meth:`TokenSequences.id_chunks` without
+#: ``max_tokens``): 2^22, 16 MiB once converted to ``int32``.
+CHUNK_TOKENS = 1 << 22
 
 
 class TokenSequences:
@@ -143,10 +147,14 @@ class TokenSequences:
         :mod:`tokembed.encoded`): ``ids`` is the memory-mapped ``uint16``/``uint32`` array itself (read-only, never
         converted whole), ``offsets`` the mapped ``int64`` array, ``vocab`` and ``special_ids`` from the folder.
 
-        Opening reads the small files only (the manifest and the vocabulary), whatever the corpus size. Consumers
-        that need ``int32`` ids in memory call :meth:`in_memory` (today :func:`as_token_sequences` does so for
-        every built-in vectorizer and embedder: streaming them chunk by chunk from the map is the next step, see
-        docs/scale.md).
+        Opening reads the small files only (the manifest and the vocabulary), whatever the corpus size. The
+        built-in consumers read a mapped corpus by bounded document ranges (:meth:`id_chunks`,
+        :meth:`in_memory_chunks`), each converted to ``int32`` apart, so their memory depends on the vocabulary and
+        the model, not on the corpus: ``cooccurrence`` and ``glove`` (both counting passes), ``bow``, ``tfidf`` and
+        ``onehot`` (fit, ``partial_fit`` and transform; the transform's output matrix is the one part that grows
+        with the corpus), and ``word2vec`` / ``fasttext`` (training). A consumer that needs the whole corpus as
+        ``int32`` in memory calls :meth:`in_memory` (what :func:`as_token_sequences` does without
+        ``mapped=True``); see docs/scale.md.
 
         Raises
         ------
@@ -203,7 +211,7 @@ class TokenSequences:
         return len(self.vocab)
 
     def __getitem__(self, i: int) -> np.ndarray:
-        """The ids of document ``i`` (a read-only view; int32)."""
+        """The ids of document ``i`` (a read-only view; int32, or the file's uint16/uint32 for a mapped corpus)."""
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"document {i} of {n}")
@@ -230,15 +238,21 @@ class TokenSequences:
 
     def counts(self) -> np.ndarray:
         """Occurrences of each id over the corpus, int64 (vocab_size,)."""
-        return np.bincount(self.ids, minlength=len(self.vocab)).astype(np.int64, copy=False)
+        if not self.is_mapped:
+            return np.bincount(self.ids, minlength=len(self.vocab)).astype(np.int64, copy=False)
+        total = np.zeros(len(self.vocab), np.int64)  # a mapped corpus is counted range by range, never whole
+        for start, stop in self.id_chunks():
+            total += np.bincount(self.ids[self.offsets[start]:self.offsets[stop]], minlength=len(self.vocab))
+        return total
 
     def slice(self, start: int, stop: int) -> "TokenSequences":
-        """Documents ``start`` to ``stop`` (exclusive) as a new object sharing the vocabulary (ids are a copy)."""
+        """Documents ``start`` to ``stop`` (exclusive) as a new object sharing the vocabulary (ids are an ``int32``
+        copy in memory, also when ``self`` is mapped)."""
         n = len(self)
         start, stop = max(0, min(start, n)), max(0, min(stop, n))
         stop = max(stop, start)
-        lo, hi = self.offsets[start], self.offsets[stop]
-        return TokenSequences(self.ids[lo:hi].copy(), self.offsets[start:stop + 1] - lo, self.vocab,
+        lo, hi = int(self.offsets[start]), int(self.offsets[stop])
+        return TokenSequences(self.ids[lo:hi].astype(np.int32), self.offsets[start:stop + 1] - lo, self.vocab,
                               self.special_ids)
 
     def chunks(self, n_docs: int) -> Iterator["TokenSequences"]:
@@ -248,9 +262,9 @@ class TokenSequences:
         for start in range(0, len(self), n_docs):
             yield self.slice(start, start + n_docs)
 
-    def id_chunks(self, max_tokens: int = 1 << 22) -> Iterator[tuple[int, int]]:
-        """Document ranges ``(start, stop)`` in order, each holding at most ``max_tokens`` ids (or one document,
-        when a single document is longer): the unit in which a consumer of a mapped corpus reads
+    def id_chunks(self, max_tokens: int | None = None) -> Iterator[tuple[int, int]]:
+        """Document ranges ``(start, stop)`` in order, each holding at most ``max_tokens`` ids (default
+        :data:`CHUNK_TOKENS`; or one document, when a single document is longer): the unit in which a consumer of a mapped corpus reads
         ``ids[offsets[start]:offsets[stop]]`` and converts it to ``int32``, so its memory stays bounded whatever the
         corpus size. Every document is in exactly one range; an empty corpus gives no range.
 
@@ -259,6 +273,8 @@ class TokenSequences:
         TokembedError
             If ``max_tokens < 1``.
         """
+        if max_tokens is None:
+            max_tokens = CHUNK_TOKENS
         if max_tokens < 1:
             raise TokembedError(f"token sequences: max_tokens must be >= 1, got {max_tokens}")
         n = len(self)
@@ -270,6 +286,20 @@ class TokenSequences:
             yield start, stop
             start = stop
 
+    def in_memory_chunks(self, max_tokens: int | None = None) -> Iterator["TokenSequences"]:
+        """The documents of each range of :meth:`id_chunks`, in order, as in-memory :class:`TokenSequences` (ids
+        converted to an ``int32`` copy, offsets from 0, the same ``vocab`` object and special ids): how a consumer
+        streams a mapped corpus, holding one chunk (at most ``max_tokens`` ids, or one longer document) at a time.
+
+        Raises
+        ------
+        TokembedError
+            If ``max_tokens < 1``, or a chunk read from the map holds an id outside the vocabulary (a damaged
+            file).
+        """
+        for start, stop in self.id_chunks(max_tokens):
+            yield self.slice(start, stop)
+
     def __repr__(self) -> str:
         return f"TokenSequences({len(self)} documents, {self.n_tokens} tokens, vocabulary of {len(self.vocab)})"
 
@@ -279,7 +309,9 @@ def as_token_sequences(X: Any, what: str = "input", *, mapped: bool = False) -> 
 
     A mapped corpus (from :meth:`TokenSequences.open`, ids ``uint16``/``uint32`` on disk) is read into memory as
     ``int32`` unless ``mapped=True``: a consumer that converts the ids chunk by chunk (see
-    :meth:`TokenSequences.id_chunks`) passes ``mapped=True`` and never holds the whole corpus.
+    :meth:`TokenSequences.id_chunks` and :meth:`TokenSequences.in_memory_chunks`) passes ``mapped=True`` and never
+    holds the whole corpus. The built-ins that do: ``cooccurrence``, ``glove``, ``bow``, ``tfidf``, ``onehot``,
+    ``word2vec`` and ``fasttext``.
 
     Raises
     ------

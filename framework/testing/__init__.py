@@ -37,7 +37,9 @@ instances, and raises ``AssertionError`` with a message naming the component and
   name; ``fit_transform`` equals ``fit`` then ``transform``; fitted on a real tokenizer's ``TokenSequences``
   (:func:`contract_sequences`), one that reads documents learns what it learns from the same token lists;
 - embedders that fit on tokens: fitted on those ``TokenSequences``, ``wv_`` is a ``KeyedVectors`` keyed by tokens
-  of the sequences, with finite rows, and survives save and load.
+  of the sequences, with finite rows, and survives save and load;
+- both: fitted on those ``TokenSequences`` memory-mapped (``tokembed encode`` + ``TokenSequences.open``), the
+  artifact is byte-identical to the one fitted in memory, and a vectorizer's ``transform`` equal.
 
 What the suite feeds a component
 --------------------------------
@@ -83,7 +85,12 @@ from .checks import (
     check_vectorizer_output,
 )
 from .protocol import check_param_constraints, check_sklearn_protocol
-from .sequences_checks import check_embedder_word_vectors, check_vectorizer_token_sequences, contract_sequences
+from .sequences_checks import (
+    check_embedder_word_vectors,
+    check_mapped_token_sequences,
+    check_vectorizer_token_sequences,
+    contract_sequences,
+)
 from ._support import component_id, contract_fit_data, contract_inputs, contract_params
 from .metrics import check_metric
 from .samples import sample_corpus, sample_texts
@@ -119,5 +126,6 @@ __all__ = [
     "check_vectorizer_output",
     "check_vectorizer_token_sequences",
     "check_embedder_word_vectors",
+    "check_mapped_token_sequences",
     "contract_sequences",
 ]

@@ -20,18 +20,23 @@ import numpy as np
 
 from ..keyedvectors import KeyedVectors
 from ..sequences import TokenSequences
-from ._support import _as_array, _fail, _fit, _make, _seed_overrides, _short
+from ._support import _artifact_bytes, _as_array, _fail, _fit, _make, _seed_overrides, _short
 from .samples import sample_corpus
 
-__all__ = ["contract_sequences", "check_vectorizer_token_sequences", "check_embedder_word_vectors"]
+__all__ = ["contract_sequences", "check_vectorizer_token_sequences", "check_embedder_word_vectors",
+           "check_mapped_token_sequences"]
+
+
+@functools.lru_cache(maxsize=1)
+def _word_tokenizer() -> Any:
+    from ..registry import build_registry
+
+    return build_registry(autoload=False).get("tokenizer", "word")(min_frequency=2).fit(sample_corpus())
 
 
 @functools.lru_cache(maxsize=1)
 def _word_sequences() -> TokenSequences:
-    from ..registry import build_registry
-
-    word = build_registry(autoload=False).get("tokenizer", "word")(min_frequency=2).fit(sample_corpus())
-    return TokenSequences.from_tokenizer(word, sample_corpus())
+    return TokenSequences.from_tokenizer(_word_tokenizer(), sample_corpus())
 
 
 def contract_sequences() -> TokenSequences:
@@ -151,3 +156,58 @@ def check_embedder_word_vectors(cls: type, fit_data: Any = None, inputs: Any = N
                 and np.array_equal(np.asarray(back.vectors), vectors))
     if not same:
         _fail(cls, "a saved and loaded copy does not have the same wv_ (rebuild it in _set_state)")
+
+
+def _reads_token_sequences(cls: type) -> bool:
+    kind = getattr(cls, "kind", "")
+    return ((kind == "vectorizer" and getattr(cls, "input_kind", "documents") == "documents")
+            or (kind == "embedder" and getattr(cls, "fits_on_tokens", True)))
+
+
+def _same_output(a: Any, b: Any) -> str:
+    """Where two transform outputs differ (values, dtype or shape, exactly), or ``""``."""
+    x, y = _as_array(a), _as_array(b)
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return f"shape {x.shape} {x.dtype} against {y.shape} {y.dtype}"
+    if np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+        return ""
+    at = tuple(int(i) for i in np.argwhere(x != y)[0])
+    return f"{x[at]!r} against {y[at]!r} at {at}"
+
+
+def check_mapped_token_sequences(cls: type, fit_data: Any = None, inputs: Any = None) -> None:
+    """A vectorizer that reads documents, or a trained embedder, fitted on a memory-mapped corpus (the suite's
+    sequences written by :func:`tokembed.encode.encode_corpus` and opened with
+    :meth:`~tokembed.sequences.TokenSequences.open`: ``uint16`` ids on disk, what a recipe starting from an encoded
+    folder hands it) learns exactly what it learns from the same sequences in memory: the saved artifacts are
+    equal byte for byte (``seed=0``, ``workers=1``) and a vectorizer's ``transform`` of each gives equal output.
+    A component reads the ids through :func:`~tokembed.sequences.as_token_sequences` (``int32`` in memory) or,
+    to stay within bounded memory, range by range (``mapped=True`` and
+    :meth:`~tokembed.sequences.TokenSequences.in_memory_chunks`). Not run with a custom ``fit_data`` (its
+    tokenizer is unknown)."""
+    if not _reads_token_sequences(cls) or isinstance(fit_data, TokenSequences):
+        return
+    from ..encode import encode_corpus
+
+    memory = contract_sequences()
+    overrides = _seed_overrides(cls)
+    with tempfile.TemporaryDirectory() as tmp:
+        encode_corpus(_word_tokenizer(), sample_corpus(), Path(tmp) / "encoded", progress=False)
+        mapped = TokenSequences.open(Path(tmp) / "encoded")
+        want, got = _make(cls, **overrides), _make(cls, **overrides)
+        _fit(cls, want, memory)
+        try:
+            got.fit(mapped)
+            out = got.transform(mapped) if cls.kind == "vectorizer" else None
+        except Exception as exc:
+            _fail(cls, f"on a memory-mapped TokenSequences (uint16 ids on disk, TokenSequences.open) it raised "
+                       f"{type(exc).__name__}: {exc}; read the ids with as_token_sequences(X) (int32 in memory) "
+                       "or range by range (mapped=True and seqs.in_memory_chunks())")
+        if _artifact_bytes(cls, got, Path(tmp), "mapped") != _artifact_bytes(cls, want, Path(tmp), "memory"):
+            _fail(cls, "fitted on a memory-mapped TokenSequences it saves another artifact than fitted on the same "
+                       "sequences in memory")
+        if cls.kind == "vectorizer":
+            differ = _same_output(out, want.transform(memory))
+            if differ:
+                _fail(cls, f"transform of a memory-mapped TokenSequences differs from that of the same sequences in "
+                           f"memory: {differ}")

@@ -57,8 +57,10 @@ def iter_checks(cls: type) -> Iterator[Check]:
     elif kind == "vectorizer":
         yield _c.check_vectorizer_output
         yield _s.check_vectorizer_token_sequences
+        yield _s.check_mapped_token_sequences
     elif kind == "embedder":
         yield _s.check_embedder_word_vectors
+        yield _s.check_mapped_token_sequences
 
 
 def check_component(cls: type, fit_data: Any = None, inputs: Any = None) -> None:

@@ -53,6 +53,7 @@ from tokembed.errors import TokembedError
 
 __all__ = [
     "CooccurrenceCounts",
+    "PairCounter",
     "TokenCounts",
     "count_cooccurrences",
     "cooccurrence_coo",
@@ -316,7 +317,8 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
     in the same document, at distance ``d`` (counted over kept tokens: dropped ids are removed before windowing),
     ``X[left, right] += w(d)`` and, when ``symmetric``, ``X[right, left] += w(d)`` too (so a word paired with
     itself adds ``2 w(d)`` to its diagonal cell). ``w(d) = 1 / d`` (``"harmonic"``) or 1 (``"uniform"``). No pair
-    crosses a document boundary.
+    crosses a document boundary. One :meth:`PairCounter.add` of the whole arrays (see :class:`PairCounter` to
+    count a corpus chunk by chunk).
 
     Parameters
     ----------
@@ -345,95 +347,156 @@ def count_cooccurrences(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndar
     TokembedError
         If the arrays do not fit together, or V is too large to pack a pair into an int64 key.
     """
-    _k = _kernels()
-    ids = np.ascontiguousarray(ids, dtype=np.int32)
-    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    row_of_id = np.ascontiguousarray(row_of_id, dtype=np.int32)
-    n_rows = int(n_rows)
-    window = int(window)
-    if window < 1:
-        raise TokembedError(f"cooccurrence: window must be >= 1, got {window}")
-    if weighting not in ("harmonic", "uniform"):
-        raise TokembedError(f"cooccurrence: weighting must be 'harmonic' or 'uniform', got {weighting!r}")
-    if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != ids.size:
-        raise TokembedError("cooccurrence: offsets must start at 0 and end at the number of ids")
-    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= row_of_id.size):
-        raise TokembedError(f"cooccurrence: an id is outside row_of_id (size {row_of_id.size})")
-    if row_of_id.size and int(row_of_id.max()) >= n_rows:
-        raise TokembedError(f"cooccurrence: row_of_id holds a row >= n_rows ({n_rows})")
-    scale, weights = weight_scale(window, weighting)
-    code_bits = int(window - 1).bit_length() if weighting == "harmonic" else 0
-    if (n_rows * n_rows) << code_bits > _INT64_MAX:
-        raise TokembedError(f"cooccurrence: {n_rows} rows are too many to pack a pair into an int64 key")
-    kept_tokens = int(np.count_nonzero(row_of_id[ids] >= 0)) if ids.size else 0
-    # the largest possible sum: every kept token adds at most `scale * H(window) * 2` to one cell
-    if kept_tokens * 2 * int(weights.sum()) > _INT64_MAX:
-        raise TokembedError(f"cooccurrence: {kept_tokens} tokens with window {window} could overflow the int64 "
-                            "sums; count the corpus in parts and merge fewer of them")
-    n_dense = min(n_rows, DEFAULT_DENSE_WORDS if dense_words is None else max(0, int(dense_words)))
-    cap = DEFAULT_BUFFER_KEYS if buffer_keys is None else max(int(buffer_keys), window)
-    block_tokens = max(1, cap // window)
-    pair_bits = int(n_rows * n_rows - 1).bit_length() if n_rows > 1 else 0
-    n_workers = min(_resolve_workers(workers), max(1, ids.size // (4 * block_tokens) + 1))
+    counter = PairCounter(row_of_id, n_rows, window=window, symmetric=symmetric, weighting=weighting,
+                          workers=workers, dense_words=dense_words, buffer_keys=buffer_keys)
+    counter.add(ids, offsets)
+    return counter.result()
 
-    def count_part(lo: int, hi: int) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-        dense = np.zeros(n_dense * n_dense, np.int64)
-        buf = np.empty(min(cap, max(1, (hi - lo) * window)), np.int64)
-        tmp = np.empty_like(buf)
-        step = max(1, buf.size // window)
-        stack: list[tuple[np.ndarray, np.ndarray]] = []
-        for start in range(lo, hi, step):
-            stop = min(hi, start + step)
-            n = _k.count_block(ids, offsets, row_of_id, start, stop, window, bool(symmetric), code_bits, weights,
-                               n_rows, n_dense, dense, buf)
-            if n:
-                stack.append(_k.sort_reduce(buf, n, tmp, pair_bits, code_bits, weights))
-                while len(stack) > 1 and 2 * stack[-1][0].size >= stack[-2][0].size:
-                    top = stack.pop()
-                    below = stack.pop()
-                    stack.append(_k.merge_runs(below[0], below[1], top[0], top[1]))
-        while len(stack) > 1:  # collapse in this thread, so the main thread merges one run per part
-            top = stack.pop()
-            below = stack.pop()
-            stack.append(_k.merge_runs(below[0], below[1], top[0], top[1]))
-        return dense, stack
 
-    n_tok = int(ids.size)
-    cuts = [n_tok * i // n_workers for i in range(n_workers + 1)]
-    parts = [(cuts[i], cuts[i + 1]) for i in range(n_workers) if cuts[i] < cuts[i + 1]]
-    if len(parts) > 1:
-        with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="tokembed-cooc") as pool:
-            results = list(pool.map(lambda p: count_part(*p), parts))
-    else:
-        results = [count_part(*p) for p in parts]
-    runs: list[tuple[np.ndarray, np.ndarray]] = []
-    dense_total = None
-    while results:
-        dense, stack = results.pop(0)
-        runs.extend(stack)
-        if dense_total is None:
-            dense_total = dense
+class PairCounter:
+    """:func:`count_cooccurrences` fed chunk by chunk: each :meth:`add` counts whole documents into state that
+    persists across chunks (per thread: a dense block and a stack of sorted runs), and :meth:`result` merges it
+    once. The counts equal one :func:`count_cooccurrences` over the chunks concatenated, bit for bit (integer sums;
+    no pair crosses a document, so none crosses a chunk), while only one chunk's ids are held: this is how a
+    memory-mapped corpus is counted (:meth:`~tokembed.sequences.TokenSequences.in_memory_chunks`). Memory: the
+    chunk, plus per thread ``dense_words ** 2`` int64 cells, one sort buffer and the runs (bounded by the distinct
+    pairs).
+
+    Parameters are those of :func:`count_cooccurrences` without the arrays.
+
+    Raises
+    ------
+    TokembedError
+        For parameters that cannot count (``window < 1``, an unknown ``weighting``, a ``row_of_id`` with a row
+        >= ``n_rows``, V too large to pack a pair into an int64 key); :meth:`add` for arrays that do not fit.
+    """
+
+    def __init__(self, row_of_id: np.ndarray, n_rows: int, *, window: int = 10, symmetric: bool = True,
+                 weighting: str = "harmonic", workers: int | None = None, dense_words: int | None = None,
+                 buffer_keys: int | None = None):
+        self.row_of_id = np.ascontiguousarray(row_of_id, dtype=np.int32)
+        self.n_rows = n_rows = int(n_rows)
+        self.window = window = int(window)
+        self.symmetric = bool(symmetric)
+        self.weighting = weighting
+        if window < 1:
+            raise TokembedError(f"cooccurrence: window must be >= 1, got {window}")
+        if weighting not in ("harmonic", "uniform"):
+            raise TokembedError(f"cooccurrence: weighting must be 'harmonic' or 'uniform', got {weighting!r}")
+        if self.row_of_id.size and int(self.row_of_id.max()) >= n_rows:
+            raise TokembedError(f"cooccurrence: row_of_id holds a row >= n_rows ({n_rows})")
+        self.scale, self.weights = weight_scale(window, weighting)
+        self.code_bits = int(window - 1).bit_length() if weighting == "harmonic" else 0
+        if (n_rows * n_rows) << self.code_bits > _INT64_MAX:
+            raise TokembedError(f"cooccurrence: {n_rows} rows are too many to pack a pair into an int64 key")
+        self.n_dense = min(n_rows, DEFAULT_DENSE_WORDS if dense_words is None else max(0, int(dense_words)))
+        self.cap = DEFAULT_BUFFER_KEYS if buffer_keys is None else max(int(buffer_keys), window)
+        self.block_tokens = max(1, self.cap // window)
+        self.pair_bits = int(n_rows * n_rows - 1).bit_length() if n_rows > 1 else 0
+        self.workers = _resolve_workers(workers)
+        self.kept_tokens = 0
+        # per thread: [dense block, stack of sorted runs]; thread k only ever touches self._states[k]
+        self._states: list[list[Any]] = []
+
+    def add(self, ids: np.ndarray, offsets: np.ndarray) -> None:
+        """Count the documents ``ids`` (int32 (n_tokens,)) / ``offsets`` (int64 (n_docs + 1,), from 0): whole
+        documents, as a :class:`~tokembed.sequences.TokenSequences`' arrays.
+
+        Raises
+        ------
+        TokembedError
+            If the arrays do not fit together or with ``row_of_id``, or the kept tokens so far could overflow the
+            int64 sums.
+        """
+        _k = _kernels()
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
+        offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        row_of_id, window = self.row_of_id, self.window
+        if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != ids.size:
+            raise TokembedError("cooccurrence: offsets must start at 0 and end at the number of ids")
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= row_of_id.size):
+            raise TokembedError(f"cooccurrence: an id is outside row_of_id (size {row_of_id.size})")
+        kept_tokens = self.kept_tokens + (int(np.count_nonzero(row_of_id[ids] >= 0)) if ids.size else 0)
+        # the largest possible sum: every kept token adds at most `scale * H(window) * 2` to one cell
+        if kept_tokens * 2 * int(self.weights.sum()) > _INT64_MAX:
+            raise TokembedError(f"cooccurrence: {kept_tokens} tokens with window {window} could overflow the int64 "
+                                "sums; count the corpus in parts and merge fewer of them")
+        self.kept_tokens = kept_tokens
+        n_workers = min(self.workers, max(1, ids.size // (4 * self.block_tokens) + 1))
+        while len(self._states) < n_workers:
+            self._states.append([np.zeros(self.n_dense * self.n_dense, np.int64), []])
+        symmetric, code_bits, weights, n_rows = self.symmetric, self.code_bits, self.weights, self.n_rows
+        n_dense, pair_bits = self.n_dense, self.pair_bits
+
+        def count_part(k: int, lo: int, hi: int) -> None:
+            dense, stack = self._states[k]
+            buf = np.empty(min(self.cap, max(1, (hi - lo) * window)), np.int64)
+            tmp = np.empty_like(buf)
+            step = max(1, buf.size // window)
+            for start in range(lo, hi, step):
+                stop = min(hi, start + step)
+                n = _k.count_block(ids, offsets, row_of_id, start, stop, window, symmetric, code_bits, weights,
+                                   n_rows, n_dense, dense, buf)
+                if n:
+                    stack.append(_k.sort_reduce(buf, n, tmp, pair_bits, code_bits, weights))
+                    while len(stack) > 1 and 2 * stack[-1][0].size >= stack[-2][0].size:  # binary-counter merges
+                        top = stack.pop()
+                        below = stack.pop()
+                        stack.append(_k.merge_runs(below[0], below[1], top[0], top[1]))
+
+        n_tok = int(ids.size)
+        cuts = [n_tok * i // n_workers for i in range(n_workers + 1)]
+        parts = [(k, cuts[k], cuts[k + 1]) for k in range(n_workers) if cuts[k] < cuts[k + 1]]
+        if len(parts) > 1:
+            with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="tokembed-cooc") as pool:
+                list(pool.map(lambda p: count_part(*p), parts))
         else:
-            dense_total += dense
-        del dense, stack
-    if dense_total is not None and n_dense:
-        runs.append(_k.dense_to_run(dense_total, n_dense, n_rows))
-    del dense_total
-    runs.sort(key=lambda r: r[0].size)
-    while len(runs) > 1:
-        a = runs.pop(0)
-        b = runs.pop(0)
-        merged = _k.merge_runs(a[0], a[1], b[0], b[1])
-        # keep the list ordered by size so the small runs merge first
-        pos = 0
-        while pos < len(runs) and runs[pos][0].size < merged[0].size:
-            pos += 1
-        runs.insert(pos, merged)
-    if runs:
-        keys, sums = runs[0]
-    else:
-        keys, sums = np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return CooccurrenceCounts(n_rows, window, bool(symmetric), weighting, scale, keys, sums, kept_tokens)
+            for p in parts:
+                count_part(*p)
+
+    def result(self) -> CooccurrenceCounts:
+        """The counts of every chunk added (the counter is emptied: add nothing after)."""
+        _k = _kernels()
+        runs: list[tuple[np.ndarray, np.ndarray]] = []
+        dense_total = None
+        states, self._states = self._states, []
+
+        def collapse(stack: list[tuple[np.ndarray, np.ndarray]]) -> None:
+            while len(stack) > 1:
+                top = stack.pop()
+                below = stack.pop()
+                stack.append(_k.merge_runs(below[0], below[1], top[0], top[1]))
+
+        if len(states) > 1:  # each thread's runs in a thread of its own, so the main thread merges one per thread
+            with ThreadPoolExecutor(max_workers=len(states), thread_name_prefix="tokembed-cooc") as pool:
+                list(pool.map(lambda state: collapse(state[1]), states))
+        for dense, stack in states:
+            collapse(stack)
+            runs.extend(stack)
+            if dense_total is None:
+                dense_total = dense
+            else:
+                dense_total += dense
+        del states
+        if dense_total is not None and self.n_dense:
+            runs.append(_k.dense_to_run(dense_total, self.n_dense, self.n_rows))
+        del dense_total
+        runs.sort(key=lambda r: r[0].size)
+        while len(runs) > 1:
+            a = runs.pop(0)
+            b = runs.pop(0)
+            merged = _k.merge_runs(a[0], a[1], b[0], b[1])
+            # keep the list ordered by size so the small runs merge first
+            pos = 0
+            while pos < len(runs) and runs[pos][0].size < merged[0].size:
+                pos += 1
+            runs.insert(pos, merged)
+        if runs:
+            keys, sums = runs[0]
+        else:
+            keys, sums = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return CooccurrenceCounts(self.n_rows, self.window, self.symmetric, self.weighting, self.scale, keys, sums,
+                                  self.kept_tokens)
 
 
 def cooccurrence_coo(ids: np.ndarray, offsets: np.ndarray, row_of_id: np.ndarray, n_rows: int, *,

@@ -18,7 +18,7 @@ from tokembed.errors import EmptyVocabularyError, NotFittedError, TokembedError
 from tokembed.params import Boolean, Interval, Options
 from tokembed.sequences import TokenSequences, as_token_sequences
 
-from .counting import CooccurrenceCounts, TokenCounts, count_cooccurrences, select_vocabulary
+from .counting import CooccurrenceCounts, PairCounter, TokenCounts, count_cooccurrences, select_vocabulary
 
 __all__ = ["CooccurrenceVectorizer", "ppmi_matrix"]
 
@@ -142,7 +142,10 @@ class CooccurrenceVectorizer(Vectorizer):
     ``fit`` on the concatenated chunks bit for bit. On the corpus-statistics engine (a Dask cluster) the same two
     passes are :meth:`partial_counts` / :meth:`fit_counts` (``counting_passes() == 2``): a part's mergeable
     :class:`~tokembed.plugins.cooccurrence.counting.TokenCounts`, then, once the merged ones have fixed the
-    vocabulary, its :class:`~tokembed.plugins.cooccurrence.counting.CooccurrenceCounts`.
+    vocabulary, its :class:`~tokembed.plugins.cooccurrence.counting.CooccurrenceCounts`. A memory-mapped
+    :class:`~tokembed.sequences.TokenSequences` (:meth:`~tokembed.sequences.TokenSequences.open`) is counted range by
+    range (:class:`~tokembed.plugins.cooccurrence.counting.PairCounter`), never converted whole: the same bits as
+    the same documents in memory.
 
     Differences from GloVe's tools: ``max_vocab`` cuts ties deterministically (``vocab_count`` cuts them in hash
     order); the sums are exact (``cooccur`` adds float64 in corpus order); ``cooccur`` writes its first record
@@ -245,7 +248,7 @@ class CooccurrenceVectorizer(Vectorizer):
         the whole data. The instance is not changed."""
         self._validate_params()
         if not self.__dict__.get("_awaiting_pairs"):
-            return _token_counts(as_token_sequences(X, _NAME), isinstance(X, TokenSequences))
+            return _token_counts(as_token_sequences(X, _NAME, mapped=True), isinstance(X, TokenSequences))
         return self._pair_counts(X)
 
     def count_shards(self) -> int:
@@ -290,10 +293,12 @@ class CooccurrenceVectorizer(Vectorizer):
     def _pair_counts(self, X: Any) -> CooccurrenceCounts:
         """The mergeable pair counts of ``X`` over the fitted vocabulary (``X`` as for :meth:`fit`)."""
         self._check_vocabulary()
-        seqs = as_token_sequences(X, _NAME)
-        return count_cooccurrences(seqs.ids, seqs.offsets, self._row_of_id(seqs), len(self.index_to_key_),
-                                   window=self.window, symmetric=bool(self.symmetric), weighting=self.weighting,
-                                   workers=self.workers)
+        seqs = as_token_sequences(X, _NAME, mapped=True)
+        counter = PairCounter(self._row_of_id(seqs), len(self.index_to_key_), window=self.window,
+                              symmetric=bool(self.symmetric), weighting=self.weighting, workers=self.workers)
+        for part in seqs.in_memory_chunks() if seqs.is_mapped else (seqs,):  # a mapped corpus: one range at a time
+            counter.add(part.ids, part.offsets)
+        return counter.result()
 
     def _matrix(self, counts: CooccurrenceCounts):
         if self.ppmi:
@@ -351,7 +356,7 @@ class CooccurrenceVectorizer(Vectorizer):
         """
         self._validate_params()
         self._reset()
-        seqs = as_token_sequences(X, _NAME)
+        seqs = as_token_sequences(X, _NAME, mapped=True)
         self._vocabulary_from(seqs)
         self._finish(self._pair_counts(seqs), "the corpus")
         return self
@@ -365,7 +370,7 @@ class CooccurrenceVectorizer(Vectorizer):
                                 "pair counting has started; call fit (or a new vectorizer) to start again")
         if hasattr(self, "index_to_key_") and not hasattr(self, "_pf_word_counts"):
             self._reset()  # a fitted vectorizer starts a new stream
-        seqs = as_token_sequences(X, _NAME)
+        seqs = as_token_sequences(X, _NAME, mapped=True)
         counts = seqs.counts()
         acc: dict[str, int] = self.__dict__.setdefault("_pf_word_counts", {})
         first = self.__dict__.setdefault("_pf_vocab", seqs.vocab)

@@ -199,7 +199,9 @@ class GloVe(Embedder):
         ----------
         X : TokenSequences or iterable of token lists
             The documents: a tokenizer's output (``TokenSequences.from_tokenizer(tok, docs)``, what a recipe run
-            passes) or lists of token strings. A pair never crosses a document.
+            passes) or lists of token strings. A pair never crosses a document. A memory-mapped one
+            (``TokenSequences.open``) is counted range by range, never converted whole; it trains the same vectors
+            as the same documents in memory.
 
         Returns
         -------
@@ -216,7 +218,7 @@ class GloVe(Embedder):
             raise TokembedError(f"{_NAME}: fit needs documents as token sequences (a tokenizer's TokenSequences, or "
                                 "lists of token strings), got None; in a recipe, name the tokenizer as the "
                                 "embedder's input")
-        seqs = as_token_sequences(X, _NAME)
+        seqs = as_token_sequences(X, _NAME, mapped=True)  # counted range by range
         cv = self._cooccurrence()
         try:
             cv.fit(seqs)

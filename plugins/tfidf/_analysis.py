@@ -3,7 +3,9 @@
 Every input form ends as :class:`~tokembed.sequences.TokenSequences` (ids per document plus the strings that name
 the ids), and every later step works on the ids:
 
-- ``TokenSequences`` (a recipe tokenizer's output) is used as it is;
+- ``TokenSequences`` (a recipe tokenizer's output) is used as it is; a memory-mapped one
+  (:meth:`~tokembed.sequences.TokenSequences.open`) is read by bounded document ranges, each converted to ``int32``
+  apart (:meth:`~tokembed.sequences.TokenSequences.in_memory_chunks`);
 - an iterable of token lists is packed by :func:`~tokembed.sequences.as_token_sequences`;
 - an iterable of raw documents (``str``) is lowercased with ``str.lower`` (as scikit-learn's preprocessor) when
   asked, then split by the vectorizer's pre-tokenizer with :func:`tokembed.text.fast.index_words` (the Numba
@@ -23,7 +25,8 @@ from tokembed.sequences import TokenSequences, as_token_sequences
 
 
 def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tuple[TokenSequences, bool]:
-    """``X`` as token sequences, and whether it was raw text.
+    """``X`` as token sequences, and whether it was raw text. A memory-mapped ``TokenSequences`` is returned as it
+    is (callers read it chunk by chunk, never whole).
 
     Raises
     ------
@@ -31,7 +34,7 @@ def to_sequences(name: str, X: Any, pre_tokenizer: Any, lowercase: bool) -> tupl
         If ``X`` is one ``str`` (a list of documents is expected), a matrix, or mixes raw documents and token lists.
     """
     if isinstance(X, TokenSequences):
-        return X.in_memory(), False
+        return X, False
     if X is None:
         raise TokembedError(f"{name}: expected documents (token sequences, token lists or raw text), got None")
     if isinstance(X, (str, bytes)):
@@ -84,30 +87,62 @@ def drop_tokens(seqs: TokenSequences, drop: np.ndarray) -> TokenSequences:
     return TokenSequences(seqs.ids[keep], kept[seqs.offsets], seqs.vocab)
 
 
-def term_occurrences(seqs: TokenSequences, ngram_range: tuple[int, int]
-                     ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The terms (token n-grams) of every document.
+class TermNumbering:
+    """The terms (token n-grams) of successive parts of one corpus, numbered once across the parts, each number
+    mapped to an int32 value (a row of the counts, a column of the vocabulary) by ``value_of``, which is asked
+    only about the terms a part adds: a memory-mapped corpus read part by part names each term once, as one pass
+    over the whole does.
 
-    Returns
-    -------
-    terms : ndarray of int32, shape (n_occurrences,)
-        A local term id per occurrence, documents one after the other.
-    offsets : ndarray of int64, shape (n_docs + 1,)
-    names : list of str
-        ``names[t]`` is local term ``t``: the token itself, or the n-gram's tokens joined by one space (scikit-learn's
-        feature names). Two terms may share a name (a token holding a space); callers merge them by name.
+    Parameters
+    ----------
+    vocab : tuple of str
+        The parts' vocabulary (one corpus: every part has it).
+    ngram_range : (min_n, max_n)
+    value_of : callable, list of str -> int32 ndarray of the same length
+        The value of new terms given by name: the token itself, or the n-gram's tokens joined by one space
+        (scikit-learn's feature names). Two terms may share a name (a token holding a space).
+    values : int32 ndarray, optional
+        The values of every id already known (unigrams only: ``value_of(list(vocab))`` of an earlier numbering).
     """
-    min_n, max_n = ngram_range
-    if min_n == max_n == 1:
-        return seqs.ids, seqs.offsets, list(seqs.vocab)
-    from . import _kernels  # numba is imported on first use, not when the registry is built
-    terms, offsets, key_tokens, key_offsets = _kernels.ngram_features(seqs.ids, seqs.offsets, int(min_n),
-                                                                      int(max_n))
-    vocab = seqs.vocab
-    toks = [vocab[i] for i in key_tokens.tolist()]
-    bounds = key_offsets.tolist()
-    names = [" ".join(toks[a:b]) if b - a > 1 else toks[a] for a, b in zip(bounds[:-1], bounds[1:])]
-    return terms, offsets, names
+
+    def __init__(self, vocab: tuple, ngram_range: tuple[int, int], value_of: Any, values: np.ndarray | None = None):
+        self.vocab, self.ngram_range, self.value_of = vocab, (int(ngram_range[0]), int(ngram_range[1])), value_of
+        self.values = np.zeros(0, np.int32) if values is None else values
+        self.n_terms = self.values.shape[0]
+        self._table: list[Any] | None = None
+
+    def map(self, seqs: TokenSequences) -> tuple[np.ndarray, np.ndarray]:
+        """The value of every term occurrence of ``seqs`` (int32, documents one after the other; within a document
+        by ``n``, then by position) and the document offsets into them (int64 (n_docs + 1,))."""
+        terms, offsets, names = self._occurrences(seqs)
+        if names:
+            new = np.asarray(self.value_of(names), dtype=np.int32)
+            if self.n_terms + new.shape[0] > self.values.shape[0]:  # grown by doubling: parts add few terms
+                grown = np.empty(max(2 * self.values.shape[0], self.n_terms + new.shape[0]), np.int32)
+                grown[: self.n_terms] = self.values[: self.n_terms]
+                self.values = grown
+            self.values[self.n_terms: self.n_terms + new.shape[0]] = new
+            self.n_terms += new.shape[0]
+        return (self.values[terms] if terms.size else terms.astype(np.int32)), offsets
+
+    def _occurrences(self, seqs: TokenSequences) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        min_n, max_n = self.ngram_range
+        if min_n == max_n == 1:  # the ids are the terms
+            return seqs.ids, seqs.offsets, list(self.vocab[self.n_terms:])
+        from . import _kernels  # numba is imported on first use, not when the registry is built
+        if self._table is None:
+            self._table = list(_kernels.new_ngram_table(max_n))
+        terms, offsets, *self._table = _kernels.intern_ngrams(seqs.ids, seqs.offsets, min_n, max_n, *self._table)
+        key_tokens, key_offsets, n_keys = self._table[0], self._table[1], self._table[4]
+        bounds = key_offsets[self.n_terms: n_keys + 1].tolist()
+        if len(bounds) < 2:
+            return terms, offsets, []
+        first = bounds[0]
+        vocab = self.vocab
+        toks = [vocab[i] for i in key_tokens[first: bounds[-1]].tolist()]
+        names = [" ".join(toks[a - first: b - first]) if b - a > 1 else toks[a - first]
+                 for a, b in zip(bounds[:-1], bounds[1:])]
+        return terms, offsets, names
 
 
 def read_word_list(name: str, param: str, value: Any) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
@@ -242,38 +242,50 @@ class TermVectorizer(Vectorizer):
         return self
 
     def _sequences(self, X: Any, fitting: bool = False) -> TokenSequences:
-        """``X`` as token sequences without the stop words; when ``fitting``, note what was seen (for messages)."""
+        """``X`` as token sequences (a memory-mapped one stays mapped: :meth:`_parts` reads it); when ``fitting``,
+        note what was seen (for messages)."""
         seqs, raw = _analysis.to_sequences(self.name, X, self._pre_tokenizer(), self.lowercase)
         if fitting:
             self._saw_raw = self._saw_raw or raw
             self._saw_token = self._saw_token or seqs.n_tokens > 0
+        return seqs
+
+    def _parts(self, seqs: TokenSequences) -> Iterator[TokenSequences]:
+        """The documents of ``seqs`` without the stop words and special tokens, in memory: ``seqs`` as one part,
+        or, when it is memory-mapped, its :meth:`~tokembed.sequences.TokenSequences.in_memory_chunks` one at a time
+        (the corpus is never converted whole). Every statistic and every row is per document, so the parts give
+        what the whole gives."""
         drop = np.zeros(len(seqs.vocab), dtype=bool)
         if seqs.special_ids:  # a tokenizer's <unk>, <pad>, ...: not terms of the documents
             drop[list(seqs.special_ids)] = True
         if self._stop_list:
             stop = set(self._stop_list)
             drop |= np.fromiter((t in stop for t in seqs.vocab), dtype=bool, count=len(seqs.vocab))
-        if drop.any():
-            seqs = _analysis.drop_tokens(seqs, drop)
-        return seqs
+        for part in seqs.in_memory_chunks() if seqs.is_mapped else (seqs,):
+            yield _analysis.drop_tokens(part, drop) if drop.any() else part
 
-    def _learn(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...]:
-        """Add the counts of ``seqs`` (stop words already dropped) to ``self._counts``; return them as CSR arrays
-        (``indptr``, ``indices`` over the rows of ``self._counts``, ``data``). With ``sort_names`` (fresh counts
-        only), the rows are numbered in term-name order."""
+    def _learn(self, seqs: TokenSequences, sort_names: bool = False) -> tuple[np.ndarray, ...] | None:
+        """Add the counts of ``seqs`` (stop words and special tokens are dropped here) to ``self._counts``; return
+        them as CSR arrays (``indptr``, ``indices`` over the rows of ``self._counts``, ``data``), or None for a
+        memory-mapped ``seqs`` (counted part by part, keeping no per-document counts). With ``sort_names`` (fresh
+        counts, in memory), the rows are numbered in term-name order."""
         from . import _kernels
 
-        terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
-        if sort_names:
+        def sorted_rows(names: list[str]) -> np.ndarray:
             order = sorted(range(len(names)), key=names.__getitem__)
             rows = np.empty(len(names), dtype=np.int32)
             rows[order] = self._counts.ids_of([names[i] for i in order])
-        else:
-            rows = self._counts.ids_of(names)
-        indptr, indices, data = _kernels.count_rows(rows[terms] if terms.size else terms, offsets,
-                                                    len(self._counts.index))
-        self._counts.add_counts(indices, data, len(seqs))
-        return indptr, indices, data
+            return rows
+
+        in_order = sort_names and not seqs.is_mapped
+        numbering = _analysis.TermNumbering(seqs.vocab, self._ngram_range(),
+                                            sorted_rows if in_order else self._counts.ids_of)
+        csr = None
+        for part in self._parts(seqs):
+            rows, offsets = numbering.map(part)
+            csr = _kernels.count_rows(rows, offsets, len(self._counts.index))
+            self._counts.add_counts(csr[1], csr[2], len(part))
+        return None if seqs.is_mapped else csr
 
     def _finish(self) -> None:
         """Select the vocabulary from the counts and set the fitted attributes."""
@@ -309,19 +321,21 @@ class TermVectorizer(Vectorizer):
         """Hook: set the weighting's fitted attributes from the selected terms' document frequencies."""
 
     # -- transforming -------------------------------------------------------------------------------------------
-    def _columns(self, seqs: TokenSequences) -> tuple[np.ndarray, np.ndarray]:
-        """The column of every term occurrence of ``seqs`` (-1 outside the vocabulary), and the document offsets."""
-        terms, offsets, names = _analysis.term_occurrences(seqs, self._ngram_range())
-        cache = self._lookup_cache
-        unigram = self._ngram_range() == (1, 1)
-        if unigram and cache is not None and cache[0] is seqs.vocab:
-            lookup = cache[1]
-        else:
-            vocab = self.vocabulary_
-            lookup = np.fromiter((vocab.get(n, -1) for n in names), dtype=np.int32, count=len(names))
-            if unigram:
-                self._lookup_cache = (seqs.vocab, lookup)
-        return (lookup[terms] if terms.size else terms.astype(np.int32)), offsets
+    def _column_numbering(self, seqs: TokenSequences) -> Any:
+        """The :class:`~._analysis.TermNumbering` of ``seqs``'s terms to vocabulary columns (-1 outside it); the
+        unigram columns of a vocabulary are kept from one call to the next."""
+        vocab = self.vocabulary_
+
+        def columns(names: list[str]) -> np.ndarray:
+            return np.fromiter((vocab.get(n, -1) for n in names), dtype=np.int32, count=len(names))
+
+        known = None
+        if self._ngram_range() == (1, 1):  # the terms are the ids: every id's column, once per vocabulary
+            cache = self._lookup_cache
+            if cache is None or cache[0] is not seqs.vocab:
+                cache = self._lookup_cache = (seqs.vocab, columns(list(seqs.vocab)))
+            known = cache[1]
+        return _analysis.TermNumbering(seqs.vocab, self._ngram_range(), columns, known)
 
     def _counts_matrix(self, X: Any) -> tuple[Any, TokenSequences]:
         """Per-document counts over the vocabulary as a CSR matrix with int64 data, and the token sequences."""
@@ -330,9 +344,18 @@ class TermVectorizer(Vectorizer):
         from . import _kernels
 
         seqs = self._sequences(X)
-        cols, offsets = self._columns(seqs)
-        indptr, indices, data = _kernels.count_rows(cols, offsets, len(self.vocabulary_))
-        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(seqs), len(self.vocabulary_)))
+        n_cols = len(self.vocabulary_)
+        numbering = self._column_numbering(seqs)
+        blocks = [_kernels.count_rows(*numbering.map(part), n_cols) for part in self._parts(seqs)]
+        if len(blocks) == 1:
+            indptr, indices, data = blocks[0]
+        else:  # the rows of a mapped corpus's parts, one after the other
+            starts = np.cumsum([0] + [b[0][-1] for b in blocks[:-1]])
+            indptr = np.concatenate([[0]] + [b[0][1:] + s for b, s in zip(blocks, starts)]).astype(np.int64)
+            indices = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, np.int32)
+            data = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0, np.int64)
+        del blocks
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(len(seqs), n_cols))
         matrix.has_sorted_indices = True
         return matrix, seqs
 

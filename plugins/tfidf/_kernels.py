@@ -15,12 +15,31 @@ _FNV_PRIME = 1099511628211
 _MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 (golden ratio), signed
 
 
-@njit(cache=True)
+def new_ngram_table(max_n):
+    """An empty n-gram table for :func:`intern_ngrams`: ``(key_tokens, key_offsets, key_hash, slots, n_keys,
+    used)``, sized for 1,024 keys of up to ``max_n`` tokens (it grows as needed)."""
+    cap = 1024
+    return (np.empty(cap * max_n, dtype=np.int32), np.zeros(cap + 1, dtype=np.int64), np.empty(cap, dtype=np.int64),
+            np.full(2 * cap, -1, dtype=np.int64), 0, 0)
+
+
 def ngram_features(ids, offsets, min_n, max_n):
-    """Intern the token n-grams of every document, ``min_n <= n <= max_n``, in an open-addressing hash table.
+    """Intern the token n-grams of every document, ``min_n <= n <= max_n``, in a fresh table: the ``features``
+    and ``feature_offsets`` of :func:`intern_ngrams`, then the keys, ``key_tokens`` (int32, the token ids of every
+    key, concatenated) and ``key_offsets`` (int64 (n_keys + 1,): key ``k`` is
+    ``key_tokens[key_offsets[k]:key_offsets[k + 1]]``), trimmed to their length."""
+    features, feature_offsets, key_tokens, key_offsets, _, _, n_keys, used = intern_ngrams(
+        ids, offsets, min_n, max_n, *new_ngram_table(max_n))
+    return features, feature_offsets, key_tokens[:used].copy(), key_offsets[: n_keys + 1].copy()
+
+
+@njit(cache=True)
+def intern_ngrams(ids, offsets, min_n, max_n, key_tokens, key_offsets, key_hash, slots, n_keys, used):
+    """Intern the token n-grams of every document, ``min_n <= n <= max_n``, in an open-addressing hash table that
+    a caller may carry from one part of a corpus to the next (a key keeps its number across the parts).
 
     Within a document the n-grams are listed by ``n`` first, then by position (scikit-learn's order; it does not
-    change any count). Keys are numbered in order of first occurrence.
+    change any count). New keys are numbered in order of first occurrence, after the ``n_keys`` the table holds.
 
     Parameters
     ----------
@@ -28,6 +47,10 @@ def ngram_features(ids, offsets, min_n, max_n):
     offsets : ndarray of int64, shape (n_docs + 1,)
     min_n, max_n : int
         ``1 <= min_n <= max_n``.
+    key_tokens, key_offsets, key_hash, slots, n_keys, used
+        The table (:func:`new_ngram_table`, or what an earlier call returned): the token ids of every key
+        (int32, ``used`` filled), where key ``k`` starts in them (int64, ``n_keys + 1`` filled), each key's hash
+        (int64), the open-addressing slots (int64, -1 when free; a power of two, at least twice ``n_keys``).
 
     Returns
     -------
@@ -35,10 +58,8 @@ def ngram_features(ids, offsets, min_n, max_n):
         The key of every n-gram occurrence, documents one after the other.
     feature_offsets : ndarray of int64, shape (n_docs + 1,)
         Document ``d``'s n-grams are ``features[feature_offsets[d]:feature_offsets[d + 1]]``.
-    key_tokens : ndarray of int32, shape (total key length,)
-        The token ids of every key, concatenated.
-    key_offsets : ndarray of int64, shape (n_keys + 1,)
-        Key ``k`` is ``key_tokens[key_offsets[k]:key_offsets[k + 1]]``.
+    key_tokens, key_offsets, key_hash, slots, n_keys, used
+        The table with the new keys (the arrays may be new, larger ones).
     """
     n_docs = offsets.shape[0] - 1
     feature_offsets = np.zeros(n_docs + 1, dtype=np.int64)
@@ -50,13 +71,7 @@ def ngram_features(ids, offsets, min_n, max_n):
                 total += length - n + 1
         feature_offsets[d + 1] = total
     features = np.empty(total, dtype=np.int32)
-    cap = 1024
-    key_tokens = np.empty(cap * max_n, dtype=np.int32)
-    key_offsets = np.zeros(cap + 1, dtype=np.int64)
-    key_hash = np.empty(cap, dtype=np.int64)
-    slots = np.full(2 * cap, -1, dtype=np.int64)
-    n_keys = 0
-    used = 0
+    cap = key_hash.shape[0]
     out = 0
     for d in range(n_docs):
         start = offsets[d]
@@ -117,7 +132,7 @@ def ngram_features(ids, offsets, min_n, max_n):
                     n_keys += 1
                 features[out] = found
                 out += 1
-    return features, feature_offsets, key_tokens[:used].copy(), key_offsets[: n_keys + 1].copy()
+    return features, feature_offsets, key_tokens, key_offsets, key_hash, slots, n_keys, used
 
 
 @njit(cache=True)

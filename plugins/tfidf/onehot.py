@@ -113,14 +113,24 @@ class OneHotVectorizer(TermVectorizer):
         stop = set(self._stop_list)
         lookup = np.fromiter((-1 if t in stop else vocab.get(t, -1) for t in seqs.vocab), dtype=np.int32,
                              count=len(seqs.vocab))
-        cols = lookup[seqs.ids] if seqs.n_tokens else np.zeros(0, np.int32)
-        hit = cols >= 0
-        indptr = np.zeros(cols.shape[0] + 1, dtype=np.int64)
-        np.cumsum(hit, out=indptr[1:])
+        n = seqs.n_tokens
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        hits, lo = [], 0
+        # a mapped corpus range by range: its ids are never converted whole (the matrix has a row per token)
+        for part in seqs.in_memory_chunks() if seqs.is_mapped else (seqs,):
+            hi = lo + part.n_tokens
+            cols = lookup[part.ids] if part.n_tokens else np.zeros(0, np.int32)
+            hit = cols >= 0
+            np.cumsum(hit, out=indptr[lo + 1:hi + 1])
+            if lo:
+                indptr[lo + 1:hi + 1] += indptr[lo]
+            hits.append(cols[hit])
+            lo = hi
+        indices = np.concatenate(hits) if len(hits) > 1 else (hits[0] if hits else np.zeros(0, np.int32))
         data = np.ones(int(indptr[-1]), dtype=np.dtype(self.dtype))
-        matrix = sp.csr_matrix((data, cols[hit], indptr), shape=(cols.shape[0], len(vocab)))
+        matrix = sp.csr_matrix((data, indices, indptr), shape=(n, len(vocab)))
         matrix.has_sorted_indices = True
-        return (matrix, seqs.offsets.copy()) if return_offsets else matrix
+        return (matrix, np.array(seqs.offsets, dtype=np.int64)) if return_offsets else matrix
 
 
 def save_onehot(path: str | os.PathLike, matrix: Any, offsets: np.ndarray) -> Path:

@@ -78,8 +78,8 @@ def test_parametrize_with_checks_ids():
 
 def test_checks_per_kind():
     common = 11  # check_partial_counts included: it passes by itself for a component without partial counts
-    assert len(list(iter_checks(CountToy))) == common + 2  # output, then TokenSequences
-    assert len(list(iter_checks(RandomVectorsToy))) == common + 1  # wv_ from TokenSequences
+    assert len(list(iter_checks(CountToy))) == common + 3  # output, then TokenSequences in memory and mapped
+    assert len(list(iter_checks(RandomVectorsToy))) == common + 2  # wv_ from TokenSequences, then mapped
     assert check_vectorizer_output in iter_checks(CountToy)
     assert check_allowed_special not in iter_checks(CountToy)
 

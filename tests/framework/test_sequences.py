@@ -78,3 +78,20 @@ def test_as_token_sequences_keeps_a_mapped_corpus_only_when_asked():
     raw.ids, raw.offsets, raw.vocab, raw.special_ids = seqs.ids.astype(np.uint16), seqs.offsets, seqs.vocab, frozenset()
     assert raw.is_mapped and as_token_sequences(raw, mapped=True) is raw
     assert as_token_sequences(raw).ids.dtype == np.int32
+
+
+def test_a_mapped_corpus_is_read_in_int32_chunks_and_its_counts_add_up_over_ranges(monkeypatch):
+    import tokembed.sequences
+
+    # Lengths 3, 1, 0, 5, 1 as above; with ranges of at most 3 ids: docs [0], [1, 2], [3], [4]
+    seqs = TokenSequences.from_tokens([["a", "b", "a"], ["c"], [], ["a"] * 5, ["b"]])
+    raw = TokenSequences.__new__(TokenSequences)
+    raw.ids, raw.offsets, raw.vocab, raw.special_ids = seqs.ids.astype(np.uint16), seqs.offsets, seqs.vocab, {2}
+    parts = list(raw.in_memory_chunks(3))
+    assert [p.to_tokens() for p in parts] == [[["a", "b", "a"]], [["c"], []], [["a"] * 5], [["b"]]]
+    assert all(p.ids.dtype == np.int32 and not p.is_mapped and p.vocab is raw.vocab and p.special_ids == {2}
+               for p in parts)
+    monkeypatch.setattr(tokembed.sequences, "CHUNK_TOKENS", 2)  # the default range of id_chunks and counts
+    assert list(raw.id_chunks()) == [(0, 1), (1, 3), (3, 4), (4, 5)]
+    assert raw.counts().tolist() == [7, 2, 1] and raw.counts().dtype == np.int64  # a: 2 + 5, b: 1 + 1, c: 1
+    assert raw.slice(1, 4).ids.dtype == np.int32

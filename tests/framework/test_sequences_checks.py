@@ -15,6 +15,7 @@ from tokembed.sequences import TokenSequences, as_token_sequences
 from tokembed.testing import check_component
 from tokembed.testing.sequences_checks import (
     check_embedder_word_vectors,
+    check_mapped_token_sequences,
     check_vectorizer_token_sequences,
     contract_sequences,
 )
@@ -204,3 +205,27 @@ def test_word_vector_mistakes_fail(cls, message):
 
 def test_an_embedder_that_does_not_fit_on_tokens_is_skipped():
     check_embedder_word_vectors(type("NoTokens", (VectorsElsewhere,), {"name": "nt", "fits_on_tokens": False}))
+
+
+class CountsOfRawIds(Counts):
+    """The mistake of a fast path that takes a recipe's ids to be int32 in memory and reinterprets their buffer
+    (``X.ids.view(np.int32)``, no copy): right for ``from_tokenizer``'s sequences, wrong for a mapped corpus's
+    ``uint16`` ids."""
+
+    name = "raw-ids-toy"
+
+    def _docs(self, X):
+        if not isinstance(X, TokenSequences):
+            return super()._docs(X)
+        ids = X.ids.view(np.int32)  # a uint16 buffer read as int32: pairs of ids fused, or a ValueError
+        return [[X.vocab[i] for i in ids[a:b].tolist()] for a, b in zip(X.offsets[:-1], X.offsets[1:])]
+
+
+def test_the_mapped_check_passes_a_component_that_reads_through_as_token_sequences():
+    check_mapped_token_sequences(Counts)  # as_token_sequences reads the mapped ids into memory as int32
+    check_mapped_token_sequences(Vectors)
+
+
+def test_the_mapped_check_catches_ids_taken_to_be_int32_in_memory():
+    with pytest.raises(AssertionError, match="memory-mapped TokenSequences"):
+        check_mapped_token_sequences(CountsOfRawIds)

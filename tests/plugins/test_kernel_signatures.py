@@ -19,7 +19,7 @@ KERNELS = {
     "tokembed.plugins.wordpiece._kernels": ["build_vocab_table", "encode_chunk", "pieces_text"],
     "tokembed.plugins.cooccurrence._kernels": ["count_block", "dense_to_run", "merge_runs", "runs_to_csr",
                                                "sort_reduce"],
-    "tokembed.plugins.tfidf._kernels": ["count_rows", "ngram_features", "normalize_rows"],
+    "tokembed.plugins.tfidf._kernels": ["count_rows", "intern_ngrams", "normalize_rows"],
     "tokembed.plugins.svd._kernels": ["csr_times_dense"],
     "tokembed.plugins.unigram._kernels": ["build_double_array"],
     "tokembed.plugins.unigram._kernels_encode": ["encode_docs", "lattice_text", "normalize_docs", "normalize_text"],
@@ -99,6 +99,15 @@ for vec in (TfidfVectorizer(ngram_range=(1, 2), norm="l1"), BagOfWords(stop_word
     X = vec.fit_transform(docs)
     vec.transform([d.split() for d in docs])
     vec.partial_fit(docs[:3])
+import pathlib, tempfile
+from tokembed.encode import encode_corpus
+from tokembed.plugins.word.tokenizer import WordTokenizer
+with tempfile.TemporaryDirectory() as tmp:  # a memory-mapped corpus: its int32 chunks take the same signatures
+    encode_corpus(WordTokenizer().fit(docs), docs, pathlib.Path(tmp) / "enc", progress=False)
+    mapped = TokenSequences.open(pathlib.Path(tmp) / "enc")
+    CooccurrenceVectorizer(min_count=1, workers=2).fit(mapped).transform(mapped)
+    for vec in (TfidfVectorizer(ngram_range=(1, 2), norm="l1"), BagOfWords(stop_words=["the"]), OneHotVectorizer()):
+        vec.fit(mapped).transform(mapped)
 for algorithm in ("randomized", "arpack"):
     TruncatedSVD(n_components=3, algorithm=algorithm).fit(X.astype("float32")).transform(X.toarray())
 for kwargs in ({}, {"byte_fallback": True, "split_digits": True, "normalization_rule_name": "identity"}):

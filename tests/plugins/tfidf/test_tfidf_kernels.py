@@ -34,6 +34,32 @@ def test_ngram_features_intern_every_ngram_once(docs, min_n, extra):
     assert keys == first_seen  # keys numbered in order of first occurrence
 
 
+@settings(max_examples=100, deadline=None)
+@given(docs=docs_of_ids, cut=st.integers(0, 8), min_n=st.integers(1, 2), extra=st.integers(0, 2))
+def test_a_table_carried_across_parts_numbers_as_one_pass(docs, cut, min_n, extra):
+    # the parts of a mapped corpus: documents [0, cut) then the rest, the table of the first part carried over
+    max_n = min_n + extra
+    whole, whole_offsets, key_tokens, key_offsets = _kernels.ngram_features(*pack(docs), min_n, max_n)
+    table = _kernels.new_ngram_table(max_n)
+    parts = []
+    for part in (docs[:cut], docs[cut:]):
+        terms, term_offsets, *table = _kernels.intern_ngrams(*pack(part), min_n, max_n, *table)
+        parts.append(terms)
+    kt, ko, n_keys, used = table[0], table[1], table[4], table[5]
+    assert np.array_equal(np.concatenate(parts), whole) and n_keys == key_offsets.shape[0] - 1
+    assert np.array_equal(ko[: n_keys + 1], key_offsets) and np.array_equal(kt[:used], key_tokens)
+
+
+def test_a_carried_table_grows_in_a_later_part():
+    # 600 + 599 keys in part 1 (within the first 1,024), 1,400 + 1,399 more in part 2 (the table doubles twice)
+    first, second = [list(range(600))], [list(range(600, 2000))]
+    table = _kernels.new_ngram_table(2)
+    _, _, *table = _kernels.intern_ngrams(*pack(first), 1, 2, *table)
+    terms, _, *table = _kernels.intern_ngrams(*pack(second), 1, 2, *table)
+    assert table[4] == 1199 + 2799 and terms.tolist() == list(range(1199, 1199 + 2799))
+    assert table[0][table[1][1199]:table[1][1200]].tolist() == [600]  # key 1199 is the unigram 600
+
+
 def test_ngram_table_grows_past_its_first_capacity():
     docs = [list(range(3000))]
     ids, offsets = pack(docs)
