@@ -600,7 +600,7 @@ def remap_range(ids, offsets, lo, hi, doc, token_map, max_piece):
     """Input tokens ``lo .. hi - 1`` (``lo`` in document ``doc``) as vocabulary indices cut into pieces.
 
     ``lo`` is where a piece starts (a boundary of :func:`plan_chunks`, or 0), so the pieces are those of the whole
-    cut corpus. Reads ``ids`` twice (count, then fill) and allocates only the kept tokens.
+    cut corpus. Reads ``ids`` twice (count, then fill: :func:`_cut`) and allocates only the kept tokens.
 
     Returns
     -------
@@ -609,28 +609,24 @@ def remap_range(ids, offsets, lo, hi, doc, token_map, max_piece):
     pieces : int64 (n_pieces + 1,)
         Piece ``i`` is ``out[pieces[i]:pieces[i + 1]]``.
     """
-    first = doc
-    n_kept = 0
-    n_pieces = 0
-    piece_doc = -1
-    piece_len = 0
-    for t in range(lo, hi):
-        while offsets[doc + 1] <= t:
-            doc += 1
-        if token_map[ids[t]] < 0:
-            continue
-        if _starts_piece(doc, piece_doc, piece_len, max_piece):
-            piece_doc = doc
-            piece_len = 0
-            n_pieces += 1
-        piece_len += 1
-        n_kept += 1
+    empty32 = np.zeros(0, np.int32)
+    n_kept, n_pieces = _cut(ids, offsets, lo, hi, doc, token_map, max_piece, empty32, np.zeros(0, np.int64))
     out = np.empty(n_kept, np.int32)
     pieces = np.empty(n_pieces + 1, np.int64)
-    pieces[0] = 0
-    doc = first
-    p = 0
-    q = 0
+    if n_kept:
+        _cut(ids, offsets, lo, hi, doc, token_map, max_piece, out, pieces)
+    pieces[n_pieces] = n_kept
+    return out, pieces
+
+
+@njit(cache=True, nogil=True)
+def _cut(ids, offsets, lo, hi, doc, token_map, max_piece, out, pieces):
+    """Walk input tokens ``lo .. hi - 1`` (``lo`` in document ``doc``): write the kept tokens' vocabulary indices to
+    ``out`` and where each piece starts to ``pieces``, unless ``out`` is empty (then only count). Returns
+    ``(n_kept, n_pieces)``."""
+    fill = out.shape[0] > 0
+    n_kept = 0
+    n_pieces = 0
     piece_doc = -1
     piece_len = 0
     for t in range(lo, hi):
@@ -640,16 +636,16 @@ def remap_range(ids, offsets, lo, hi, doc, token_map, max_piece):
         if j < 0:
             continue
         if _starts_piece(doc, piece_doc, piece_len, max_piece):
-            if piece_doc >= 0:
-                q += 1
-                pieces[q] = p
+            if fill:
+                pieces[n_pieces] = n_kept
+            n_pieces += 1
             piece_doc = doc
             piece_len = 0
-        out[p] = j
-        p += 1
+        if fill:
+            out[n_kept] = j
+        n_kept += 1
         piece_len += 1
-    pieces[n_pieces] = p
-    return out, pieces
+    return n_kept, n_pieces
 
 
 @njit(cache=True, nogil=True)
