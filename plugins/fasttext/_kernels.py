@@ -8,8 +8,9 @@ checked against a plain-Python reference in ``tests/plugins/fasttext``.
   row, then one row per character n-gram of ``"<" + word + ">"``, hashed as Facebook's fastText does);
 - :func:`alias_table`: Walker's alias table, to draw negative samples in O(1) from the smoothed unigram law;
 - :func:`huffman_paths`: the binary Huffman tree of hierarchical softmax, built as Facebook's fastText does;
-- :func:`count_ids`, :func:`plan_chunks` and :func:`remap_range`: the corpus read in place (in memory or memory-mapped), planned
-  into chunks in one pass, then each chunk rewritten as vocabulary indices by the task that trains on it;
+- :func:`count_ids`, :func:`plan_chunks` and :func:`remap_range`: the corpus read in place (in memory or
+  memory-mapped), counted and planned into chunks, then each chunk rewritten as vocabulary indices by the task that
+  trains on it;
 - :func:`train_chunk`: one pass of skip-gram or CBOW (negative sampling or hierarchical softmax) over a range of
   documents, updating the shared matrices in place without locks (Hogwild; Recht et al. 2011).
 
