@@ -224,7 +224,10 @@ def page_release(arr: np.ndarray) -> Callable[[int, int], None]:
         a = (start + lo * item) // page * page
         b = min(size, -(-(start + hi * item) // page) * page)
         if b > a:
-            mm.madvise(mmap.MADV_DONTNEED, a, b - a)
+            try:
+                mm.madvise(mmap.MADV_DONTNEED, a, b - a)
+            except OSError:  # advice only: a system that refuses it keeps the pages, nothing else changes
+                pass
 
     return release
 
