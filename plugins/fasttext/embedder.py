@@ -293,11 +293,15 @@ class _SkipGramCBOW(Embedder):
     # -- compilation ------------------------------------------------------------------------------------------
     @classmethod
     def warmup(cls) -> None:
-        """Compile (or load from Numba's cache) the kernels on a tiny corpus, silently."""
+        """Compile (or load from Numba's cache) the kernels on a tiny corpus, silently; the corpus kernels also for
+        the uint16 and uint32 ids of a mapped corpus (``TokenSequences.open``)."""
+        from .training import warm_corpus_kernels
+
         docs = [["a", "b", "c", "a", "b", "a"], ["c", "a", "d"]]
         for sg in (True, False):
             cls(vector_size=4, min_count=1, epochs=1, workers=1, sg=sg, show_progress=False,
                 **cls._warmup_params()).fit(docs)
+        warm_corpus_kernels()
 
     @classmethod
     def _warmup_params(cls) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import numpy as np
 from tokembed.errors import EmptyVocabularyError, TokembedError
 from tokembed.sequences import TokenSequences
 
+from . import _kernels_corpus as CK
 from . import _kernels as K
 
 #: Longest piece of a document the trainer sees; longer documents are cut (gensim's MAX_WORDS_IN_BATCH: 10,000).
@@ -113,7 +114,7 @@ def count_ids(seqs: TokenSequences, who: str) -> np.ndarray:
     ids, release = _readonly(seqs.ids), page_release(seqs.ids)
     for lo in range(0, int(ids.size), READ_TOKENS):
         hi = min(int(ids.size), lo + READ_TOKENS)
-        bad = int(K.count_ids(ids, lo, hi, counts))
+        bad = int(CK.count_ids(ids, lo, hi, counts))
         release(lo, hi)
         if bad >= 0:
             raise TokembedError(f"{who}: token id {bad} is outside the vocabulary of {counts.size:,} ids (the "
@@ -152,7 +153,7 @@ class Corpus:
         arrays of about :data:`CHUNK_TOKENS` tokens, whatever the corpus size. The mapped pages it read are then
         released (see :func:`page_release`)."""
         lo, hi = int(self.starts[c]), int(self.starts[c + 1])
-        out = K.remap_range(self.ids, self.offsets, lo, hi, self.docs[c], self.token_map, self.max_piece)
+        out = CK.remap_range(self.ids, self.offsets, lo, hi, self.docs[c], self.token_map, self.max_piece)
         self.release_ids(lo, hi)
         last = int(self.docs[c + 1]) if c + 1 < self.n_chunks else int(self.offsets.size) - 2
         self.release_offsets(int(self.docs[c]), last + 2)
@@ -182,7 +183,7 @@ def plan_corpus(seqs: TokenSequences, token_map: np.ndarray, chunk_tokens: int =
         cap = (hi - lo) // chunk_tokens + 2
         found_starts, found_docs = np.empty(cap, np.int64), np.empty(cap, np.int64)
         first_doc = int(state[0])
-        k = K.plan_chunks(ids, offsets, lo, hi, token_map, max_piece, chunk_tokens, state, found_starts,
+        k = CK.plan_chunks(ids, offsets, lo, hi, token_map, max_piece, chunk_tokens, state, found_starts,
                           found_docs)
         release_ids(lo, hi)
         release_offsets(first_doc, int(state[0]) + 2)
@@ -230,6 +231,17 @@ def page_release(arr: np.ndarray) -> Callable[[int, int], None]:
                 pass
 
     return release
+
+
+def warm_corpus_kernels() -> None:
+    """Compile (or load from Numba's cache) the corpus kernels for the ids of a mapped corpus (uint16, uint32),
+    which the in-memory warm-up (int32) does not reach."""
+    from types import SimpleNamespace
+
+    for dtype in (np.uint16, np.uint32):
+        seqs = SimpleNamespace(ids=np.array([0, 1, 0], dtype), offsets=np.array([0, 3], np.int64), vocab=("a", "b"))
+        count_ids(seqs, "warmup")
+        plan_corpus(seqs, np.array([0, 1], np.int32)).chunk(0)
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:

@@ -297,6 +297,7 @@ def test_warmup_compiles_each_kernel_once():
         warnings.simplefilter("ignore")
         from numba.core.registry import CPUDispatcher
         from tokembed.plugins.fasttext import FastTextEmbedder, Word2VecEmbedder, load_facebook_vectors, _kernels
+        from tokembed.plugins.fasttext import _kernels_corpus
         from tokembed.sequences import TokenSequences
         from tokembed.testing import sample_corpus
         import tempfile, pathlib
@@ -308,14 +309,16 @@ def test_warmup_compiles_each_kernel_once():
             e = FastTextEmbedder(vector_size=6, bucket=100, min_count=1, epochs=1, show_progress=False, **kw).fit(seqs)
             Word2VecEmbedder(vector_size=6, min_count=1, epochs=1, show_progress=False, **kw).fit(docs)
             load_facebook_vectors(e.save_facebook_model(tmp / "m.bin"))
-        print(json.dumps({n: len(o.signatures) for n, o in vars(_kernels).items() if isinstance(o, CPUDispatcher)}))
+        print(json.dumps({n: len(o.signatures) for module in (_kernels, _kernels_corpus)
+                          for n, o in vars(module).items() if isinstance(o, CPUDispatcher)}))
     """)
     proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
-    for name in ("ngram_rows", "alias_table", "huffman_paths", "train_chunk", "count_ids", "plan_chunks",
-                 "remap_range", "compose_vectors"):
+    for name in ("ngram_rows", "alias_table", "huffman_paths", "train_chunk", "compose_vectors"):
         assert counts[name] == 1, (name, counts)
+    for name in ("count_ids", "plan_chunks", "remap_range"):  # once per id dtype: int32, uint16, uint32
+        assert counts[name] == 3, (name, counts)
 
 
 def test_documents_of_one_token_are_a_clear_error_not_an_untrained_model():

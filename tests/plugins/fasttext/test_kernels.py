@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokembed.plugins.fasttext import _kernels_corpus as CK
 from tokembed.plugins.fasttext import _kernels as K
 from tokembed.plugins.fasttext import training as T
 
@@ -73,10 +74,10 @@ def test_remap_range_drops_unmapped_tokens_and_cuts_pieces():
     ids = np.array([0, 3, 1, 3, 2, 3, 0, 0, 0], np.int32)
     offsets = np.array([0, 2, 2, 9], np.int64)
     # document 0 keeps [1, 2]; document 1 is empty; document 2 keeps [2, 0, 2, 1, 1, 1], cut at 4 tokens
-    out, pieces = K.remap_range(ids, offsets, 0, 9, 0, np.array([1, -1, 0, 2], np.int32), 4)
+    out, pieces = CK.remap_range(ids, offsets, 0, 9, 0, np.array([1, -1, 0, 2], np.int32), 4)
     assert out.tolist() == [1, 2, 2, 0, 2, 1, 1, 1] and pieces.tolist() == [0, 2, 6, 8]
     # from the second piece of document 2 (input position 7), as a chunk that starts there reads it
-    out, pieces = K.remap_range(ids, offsets, 7, 9, 2, np.array([1, -1, 0, 2], np.int32), 4)
+    out, pieces = CK.remap_range(ids, offsets, 7, 9, 2, np.array([1, -1, 0, 2], np.int32), 4)
     assert out.tolist() == [1, 1] and pieces.tolist() == [0, 2]
 
 
@@ -108,9 +109,9 @@ def test_planned_chunks_are_the_cut_corpus_grouped_as_a_whole_corpus_copy_would_
 
 def test_count_ids_counts_in_place_and_names_an_id_outside_the_vocabulary():
     counts = np.zeros(4, np.int64)
-    assert K.count_ids(np.array([3, 1, 3, 0], np.uint16), 1, 4, counts) == -1
+    assert CK.count_ids(np.array([3, 1, 3, 0], np.uint16), 1, 4, counts) == -1
     assert counts.tolist() == [1, 1, 0, 1]  # ids[1:4]: the first 3 is outside the range
-    assert K.count_ids(np.array([2, 7, 1], np.uint32), 0, 3, counts) == 7
+    assert CK.count_ids(np.array([2, 7, 1], np.uint32), 0, 3, counts) == 7
 
 
 def test_compose_vectors_is_the_mean_of_the_rows():
