@@ -12,7 +12,8 @@ checked against a plain-Python reference in ``tests/plugins/fasttext``.
   documents, updating the shared matrices in place without locks (Hogwild; Recht et al. 2011).
 
 Random numbers come from SplitMix64 (Steele, Lea & Flood 2014) seeded by the caller, so a chunk draws the same
-numbers whichever thread runs it.
+numbers whichever thread runs it. The kernels that read the corpus itself (count, plan, remap) are in
+``_kernels_corpus.py``.
 """
 
 from __future__ import annotations
@@ -501,43 +502,6 @@ def train_chunk(ids, doc_offsets, doc_lo, doc_hi, syn0, syn1, row_offsets, rows,
                             for k in range(d):
                                 row[k] += grad[k]
     return n_read, n_trained
-
-
-@njit(cache=True, nogil=True)
-def remap_corpus(ids, offsets, token_map):
-    """The corpus in vocabulary indices, tokens mapped to -1 removed.
-
-    Parameters
-    ----------
-    ids : int32 (n,); offsets : int64 (n_docs + 1,)
-        The input documents (a :class:`~tokembed.sequences.TokenSequences`' arrays).
-    token_map : int32 (vocab_size,)
-        Input id -> vocabulary index, or -1.
-
-    Returns
-    -------
-    out : int32 (n_kept,)
-    lengths : int64 (n_docs,)
-        Kept tokens per document.
-    """
-    n_docs = offsets.shape[0] - 1
-    lengths = np.zeros(n_docs, np.int64)
-    total = 0
-    for doc in range(n_docs):
-        k = 0
-        for t in range(offsets[doc], offsets[doc + 1]):
-            if token_map[ids[t]] >= 0:
-                k += 1
-        lengths[doc] = k
-        total += k
-    out = np.empty(total, np.int32)
-    p = 0
-    for t in range(ids.shape[0]):
-        j = token_map[ids[t]]
-        if j >= 0:
-            out[p] = j
-            p += 1
-    return out, lengths
 
 
 @njit(cache=True, nogil=True)

@@ -89,7 +89,7 @@ class _SkipGramCBOW(Embedder):
         vocab_size : int, optional
             Words of the vocabulary (``V``); default: the fitted vocabulary's size (required before ``fit``).
         n_tokens : int, optional
-            Tokens of the corpus; default: the fitted corpus (0 before ``fit``: the corpus copy is left out).
+            Tokens of the corpus; default: the fitted corpus (0 before ``fit``). Only the chunk plan grows with it.
 
         Returns
         -------
@@ -97,9 +97,12 @@ class _SkipGramCBOW(Embedder):
             ``input_words`` (V x d float32), ``input_ngrams`` (bucket x d float32: the n-gram rows; 0 for word2vec),
             ``output`` (V x d float32), ``word_vectors`` (the composed V x d vectors of ``wv_``; 0 without n-grams,
             where ``wv_`` shares the input rows), ``subword_rows`` (the int32 row lists, counted exactly after
-            fit, else estimated from 8-character words), ``corpus`` (the int32 copy of the corpus as vocabulary
-            indices, and its offsets), ``tables`` (counts, subsampling, negative-sampling or Huffman tables, the
-            input-id map), and ``total``. There are no per-row learning factors (gensim's ``*_lockf`` arrays).
+            fit, else estimated from 8-character words), ``corpus`` (no copy of the corpus, which is read where
+            it lies, memory-mapped or not: the chunk plan, 16 bytes per chunk of about 20,000 tokens, and each
+            worker's current chunk as int32 vocabulary indices with int64 piece offsets), ``tables`` (counts,
+            subsampling, negative-sampling or Huffman tables, the input-id map), and ``total``. There are no per-row
+            learning factors (gensim's ``*_lockf`` arrays). The mapped pages of a corpus opened with
+            ``TokenSequences.open`` are the operating system's page cache, not counted here.
 
         Raises
         ------
@@ -121,7 +124,10 @@ class _SkipGramCBOW(Embedder):
             n_rows = int(self._row_offsets[-1])
         else:
             n_rows = V * (1 + _ngrams_of_length(8, minn, maxn, bucket))
-        n_pieces = int(n_tokens) // 10_000 + 1
+        from .training import CHUNK_TOKENS, MAX_PIECE
+
+        n_chunks = int(n_tokens) // CHUNK_TOKENS + 1
+        chunk_tokens = CHUNK_TOKENS + MAX_PIECE  # a chunk ends at the first piece boundary past CHUNK_TOKENS
         hs_len = V * max(1, math.ceil(math.log2(max(V, 2)))) if self.hs else 0
         report = {
             "input_words": V * d * f32,
@@ -129,7 +135,7 @@ class _SkipGramCBOW(Embedder):
             "output": V * d * f32,
             "word_vectors": V * d * f32 if bucket else 0,
             "subword_rows": n_rows * 4 + (V + 1) * 8,
-            "corpus": int(n_tokens) * 4 + (n_pieces + 1) * 8,
+            "corpus": n_chunks * 16 + self._workers() * chunk_tokens * (4 + 8),
             "tables": V * (8 + 8 + 8 + 4) + (hs_len * 5 + (V + 1) * 8 if self.hs else 0),
         }
         report["total"] = sum(report.values())
@@ -162,7 +168,7 @@ class _SkipGramCBOW(Embedder):
         from . import training as T
 
         self._validate_params()
-        seqs = as_token_sequences(X, what=f"{self.name}.fit")
+        seqs = as_token_sequences(X, what=f"{self.name}.fit", mapped=True)  # read in place, chunk by chunk
         minn, maxn, bucket = self._ngram_settings()
         self._reset()  # fit starts afresh
         vocab = T.build_vocabulary(seqs, int(self.min_count), self.max_vocab, self.name)
@@ -170,20 +176,20 @@ class _SkipGramCBOW(Embedder):
         if V + bucket > _INT_MAX:
             raise TokembedError(f"{self.name}: {V:,} words + bucket {bucket:,} rows exceed {_INT_MAX:,}; lower "
                                 "bucket or max_vocab")
-        ids, offsets = T.prepare_corpus(seqs, vocab.token_map)
+        corpus = T.plan_corpus(seqs, vocab.token_map)
         del seqs
-        if offsets.size < 2 or int(np.diff(offsets).max(initial=0)) < 2:  # no (centre, context) pair to train on
+        if corpus.longest < 2:  # no (centre, context) pair to train on
             raise EmptyVocabularyError(f"{self.name}: no document holds two kept tokens (each document is one token, "
                                        f"or min_count={self.min_count} removed the others), so there is no context "
                                        "to train on; give documents of several tokens")
         tables = T.make_tables(vocab, minn=minn, maxn=maxn, bucket=bucket, sample=float(self.sample),
                                hs=bool(self.hs), ns_exponent=float(self.ns_exponent))
         syn0, syn1 = T.init_matrices(V, V + bucket, int(self.vector_size), int(self.seed))
-        T.train(ids, offsets, syn0, syn1, tables, sg=bool(self.sg), negative=int(self.negative), hs=bool(self.hs),
+        T.train(corpus, syn0, syn1, tables, sg=bool(self.sg), negative=int(self.negative), hs=bool(self.hs),
                 window=int(self.window), shrink_windows=bool(self.shrink_windows), alpha=self._alpha(),
                 min_alpha=float(self.min_alpha), epochs=int(self.epochs), workers=self._workers(),
                 seed=int(self.seed), show_progress=bool(self.show_progress), desc=self.name)
-        self._install(vocab.words, vocab.counts, int(vocab.n_tokens), int(ids.size), syn0, syn1,
+        self._install(vocab.words, vocab.counts, int(vocab.n_tokens), corpus.n_tokens, syn0, syn1,
                       tables.row_offsets, tables.rows)
         return self
 
@@ -287,11 +293,15 @@ class _SkipGramCBOW(Embedder):
     # -- compilation ------------------------------------------------------------------------------------------
     @classmethod
     def warmup(cls) -> None:
-        """Compile (or load from Numba's cache) the kernels on a tiny corpus, silently."""
+        """Compile (or load from Numba's cache) the kernels on a tiny corpus, silently; the corpus kernels also for
+        the uint16 and uint32 ids of a mapped corpus (``TokenSequences.open``)."""
+        from .training import warm_corpus_kernels
+
         docs = [["a", "b", "c", "a", "b", "a"], ["c", "a", "d"]]
         for sg in (True, False):
             cls(vector_size=4, min_count=1, epochs=1, workers=1, sg=sg, show_progress=False,
                 **cls._warmup_params()).fit(docs)
+        warm_corpus_kernels()
 
     @classmethod
     def _warmup_params(cls) -> dict[str, Any]:

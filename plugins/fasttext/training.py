@@ -1,30 +1,36 @@
-"""The fastText / word2vec trainer behind both embedders: vocabulary, tables, threads, progress.
+"""The fastText / word2vec trainer behind both embedders: vocabulary, chunk plan, tables, threads, progress.
 
-:func:`build_vocabulary` counts the tokens (special ids aside) and keeps the frequent ones, count-descending with
-ties broken by the key; :func:`prepare_corpus` rewrites the token ids as vocabulary indices and cuts the documents
-into pieces of at most :data:`MAX_PIECE` tokens; :func:`train` runs the Numba kernel of ``_kernels.py`` over
-chunks of documents in ``workers`` threads that share the matrices without locks (Hogwild), with a tqdm bar that
-shows words per second per thread.
+:func:`count_ids` counts the input ids slice by slice and :func:`build_vocabulary` keeps the frequent tokens
+(special ids aside), count-descending with ties broken by the key; :func:`plan_corpus` reads the input once more
+and plans chunks of about :data:`CHUNK_TOKENS` kept tokens; :func:`train` runs the Numba kernel of ``_kernels.py``
+over the chunks in ``workers`` threads that share the matrices without locks (Hogwild), with a tqdm bar that shows
+words per second per thread. Each task rewrites its own chunk as vocabulary indices (:meth:`Corpus.chunk`), so the
+corpus is never copied whole: a memory-mapped corpus (``TokenSequences.open``) is read where it lies, and the
+memory of a fit depends on the vocabulary and the model, not on the corpus (the plan takes 16 bytes per chunk).
 """
 
 from __future__ import annotations
 
+import mmap
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
-from tokembed.errors import EmptyVocabularyError
+from tokembed.errors import EmptyVocabularyError, TokembedError
 from tokembed.sequences import TokenSequences
 
+from . import _kernels_corpus as CK
 from . import _kernels as K
 
 #: Longest piece of a document the trainer sees; longer documents are cut (gensim's MAX_WORDS_IN_BATCH: 10,000).
 MAX_PIECE = 10_000
 #: Tokens per chunk: the unit of work a thread takes, and the granularity of the progress bar and learning rate.
 CHUNK_TOKENS = 20_000
+#: Input ids read per step by the counting and planning passes (a bounded slice of a mapped corpus).
+READ_TOKENS = 1 << 20
 #: fastText's end-of-sentence word: it gets no character n-grams (``Dictionary::initNgrams``).
 EOS = "</s>"
 
@@ -50,8 +56,10 @@ def build_vocabulary(seqs: TokenSequences, min_count: int, max_vocab: int | None
     ------
     EmptyVocabularyError
         When no token reaches ``min_count``.
+    TokembedError
+        When an id is outside the vocabulary (see :func:`count_ids`).
     """
-    counts = seqs.counts()
+    counts = count_ids(seqs, who)
     for i in seqs.special_ids:
         counts[i] = 0
     n_tokens = int(counts.sum())
@@ -91,42 +99,157 @@ def build_vocabulary(seqs: TokenSequences, min_count: int, max_vocab: int | None
     return Vocabulary(words, np.array([c for c, _ in kept], np.int64), token_map, n_tokens, n_dropped)
 
 
-def prepare_corpus(seqs: TokenSequences, token_map: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The corpus as vocabulary indices: ``(ids int32 (n,), offsets int64 (n_pieces + 1,))``.
+def count_ids(seqs: TokenSequences, who: str) -> np.ndarray:
+    """Occurrences of each id of ``seqs.vocab``: int64 (vocab_size,), counted in place by a kernel over slices of
+    :data:`READ_TOKENS` ids, so a memory-mapped corpus is never converted (``numpy.bincount`` would copy it as
+    int64).
 
-    Tokens outside the vocabulary (and special tokens) are removed, so the words around them become neighbours
-    (gensim and fastText do the same). Documents longer than :data:`MAX_PIECE` tokens are cut into pieces of that
-    length; windows do not cross a cut. Empty documents are dropped.
+    Raises
+    ------
+    TokembedError
+        When an id is outside ``[0, vocab_size)`` (a mapped corpus's ids are checked here, not when it is opened):
+        the kernels index tables with them.
     """
-    ids, lengths = K.remap_corpus(_readonly(seqs.ids), _readonly(seqs.offsets), token_map)
-    lengths = lengths[lengths > 0]
-    if lengths.size and int(lengths.max()) > MAX_PIECE:
-        pieces = -(-lengths // MAX_PIECE)
-        out = np.full(int(pieces.sum()), MAX_PIECE, np.int64)
-        last = np.cumsum(pieces) - 1
-        out[last] = lengths - (pieces - 1) * MAX_PIECE
-        lengths = out
-    offsets = np.zeros(lengths.size + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return ids, offsets
+    counts = np.zeros(len(seqs.vocab), np.int64)
+    ids, release = _readonly(seqs.ids), page_release(seqs.ids)
+    for lo in range(0, int(ids.size), READ_TOKENS):
+        hi = min(int(ids.size), lo + READ_TOKENS)
+        bad = int(CK.count_ids(ids, lo, hi, counts))
+        release(lo, hi)
+        if bad >= 0:
+            raise TokembedError(f"{who}: token id {bad} is outside the vocabulary of {counts.size:,} ids (the "
+                                "encoded corpus does not match its vocabulary)")
+    return counts
+
+
+@dataclass
+class Corpus:
+    """The input corpus as the trainer reads it: the ids where they are, and a plan of chunks.
+
+    The trained corpus is the input with tokens outside the vocabulary (and special tokens) removed, so that the
+    words around them become neighbours (gensim and fastText do the same), empty documents dropped, and documents
+    longer than :data:`MAX_PIECE` kept tokens cut into pieces of that length (windows do not cross a cut). Chunk
+    ``c`` holds the input tokens ``starts[c] .. starts[c + 1] - 1``; :meth:`chunk` rewrites them.
+    """
+
+    ids: np.ndarray  # the input ids, read-only: int32 in memory, or the mapped uint16 / uint32 array
+    offsets: np.ndarray  # int64 (n_docs + 1,): the input documents (mapped or in memory)
+    token_map: np.ndarray  # int32 (len(seqs.vocab),): input id -> word index, or -1
+    starts: np.ndarray  # int64 (n_chunks + 1,): where each chunk starts in the input; the last is n_tokens
+    docs: np.ndarray  # int64 (n_chunks,): the input document that holds starts[c]
+    n_tokens: int  # kept tokens: the tokens trained on per epoch, before subsampling
+    n_pieces: int  # pieces of the trained corpus
+    longest: int  # kept tokens of the longest piece
+    max_piece: int = MAX_PIECE
+    release_ids: Callable[[int, int], None] = field(default=lambda lo, hi: None, repr=False)
+    release_offsets: Callable[[int, int], None] = field(default=lambda lo, hi: None, repr=False)
+
+    @property
+    def n_chunks(self) -> int:
+        return int(self.docs.size)
+
+    def chunk(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ``c`` as vocabulary indices: ``(ids int32 (n,), pieces int64 (n_pieces + 1,))``, a new pair of
+        arrays of about :data:`CHUNK_TOKENS` tokens, whatever the corpus size. The mapped pages it read are then
+        released (see :func:`page_release`)."""
+        lo, hi = int(self.starts[c]), int(self.starts[c + 1])
+        out = CK.remap_range(self.ids, self.offsets, lo, hi, self.docs[c], self.token_map, self.max_piece)
+        self.release_ids(lo, hi)
+        last = int(self.docs[c + 1]) if c + 1 < self.n_chunks else int(self.offsets.size) - 2
+        self.release_offsets(int(self.docs[c]), last + 2)
+        return out
+
+    def pieces(self) -> list[int]:
+        """Kept tokens of every piece, in order (for tests and small corpora: it reads the whole corpus)."""
+        return [int(n) for c in range(self.n_chunks) for n in np.diff(self.chunk(c)[1])]
+
+
+def plan_corpus(seqs: TokenSequences, token_map: np.ndarray, chunk_tokens: int = CHUNK_TOKENS,
+                max_piece: int = MAX_PIECE, read_tokens: int = READ_TOKENS) -> Corpus:
+    """Read the ids once, in slices of ``read_tokens``, and plan the training chunks.
+
+    Chunk boundaries fall at the first piece that starts at or after each multiple of ``chunk_tokens`` kept tokens,
+    so a chunk holds whole pieces; they depend only on the documents, not on how the input is stored. Memory: the
+    plan (16 bytes per chunk), whatever the corpus size; a mapped corpus is read in place.
+    """
+    ids, offsets = _readonly(seqs.ids), _readonly(seqs.offsets)
+    release_ids, release_offsets = page_release(seqs.ids), page_release(seqs.offsets)
+    state = np.array([0, -1, 0, 0, chunk_tokens, 0, 0], np.int64)
+    starts: list[np.ndarray] = [np.zeros(1, np.int64)]
+    docs: list[np.ndarray] = [np.zeros(1, np.int64)]
+    n = int(ids.size)
+    for lo in range(0, n, read_tokens):
+        hi = min(n, lo + read_tokens)
+        cap = (hi - lo) // chunk_tokens + 2
+        found_starts, found_docs = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        first_doc = int(state[0])
+        k = CK.plan_chunks(ids, offsets, lo, hi, token_map, max_piece, chunk_tokens, state, found_starts,
+                          found_docs)
+        release_ids(lo, hi)
+        release_offsets(first_doc, int(state[0]) + 2)
+        starts.append(found_starts[:k])
+        docs.append(found_docs[:k])
+    n_pieces = int(state[5])
+    if n_pieces == 0:  # nothing kept: no chunk
+        starts, docs = [], []
+    starts.append(np.array([n], np.int64))
+    return Corpus(ids, offsets, token_map, np.concatenate(starts), np.concatenate(docs or [np.zeros(0, np.int64)]),
+                  int(state[3]), n_pieces, int(state[6]), max_piece, release_ids, release_offsets)
+
+
+#: The most a page fault in a file mapping maps at once on Linux x86-64: a PMD-sized page-cache folio (2 MiB).
+_MAP_BLOCK = 1 << 21
+
+
+def page_release(arr: np.ndarray) -> Callable[[int, int], None]:
+    """``release(lo, hi)``: drop this process's resident pages of ``arr[lo:hi]`` when ``arr`` is a read-only
+    ``numpy.memmap`` of a file (``madvise(MADV_DONTNEED)``); a no-op otherwise. The range is widened to the
+    :data:`_MAP_BLOCK` blocks it touches: at a page fault Linux maps more than the page (the cached pages of a
+    64 KiB block around it, or a whole large folio of the page cache, up to 2 MiB on ext4), and pages mapped that
+    way before a range that was already released would otherwise stay (measured: 10 of a 20 MB file's MB).
+
+    A mapped file's pages count in the process's RSS once read, so without this a pass over a mapped corpus would
+    make RSS grow to the file's size, though nothing is copied. The pages stay in the system's page cache; reading
+    them again (the next epoch, or a neighbouring chunk in another thread) maps them back, so releasing a page
+    another thread still reads is safe.
+    """
+    mm = getattr(arr, "_mmap", None) if isinstance(arr, np.memmap) else None
+    if mm is None or arr.flags.writeable or not hasattr(mm, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
+        return lambda lo, hi: None
+    base = np.frombuffer(mm, np.uint8)
+    start = arr.ctypes.data - base.ctypes.data  # where arr[0] lies in the mapping
+    del base  # no buffer export left open on the mapping
+    size, item, page = len(mm), arr.itemsize, max(mmap.PAGESIZE, _MAP_BLOCK)
+
+    def release(lo: int, hi: int) -> None:
+        a = (start + lo * item) // page * page
+        b = min(size, -(-(start + hi * item) // page) * page)
+        if b > a:
+            try:
+                mm.madvise(mmap.MADV_DONTNEED, a, b - a)
+            except OSError:  # advice only: a system that refuses it keeps the pages, nothing else changes
+                pass
+
+    return release
+
+
+def warm_corpus_kernels() -> None:
+    """Compile (or load from Numba's cache) the corpus kernels for the ids of a mapped corpus (uint16, uint32),
+    which the in-memory warm-up (int32) does not reach."""
+    from types import SimpleNamespace
+
+    for dtype in (np.uint16, np.uint32):
+        seqs = SimpleNamespace(ids=np.array([0, 1, 0], dtype), offsets=np.array([0, 3], np.int64), vocab=("a", "b"))
+        count_ids(seqs, "warmup")
+        plan_corpus(seqs, np.array([0, 1], np.int32)).chunk(0)
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
-    """A read-only view: the kernels then compile one signature whether the caller's arrays are writeable or not."""
-    view = arr.view()
+    """A read-only plain-ndarray view (of a ``numpy.memmap`` too): the kernels then compile one signature per
+    dtype, whether the caller's arrays are writeable or not."""
+    view = arr.view(np.ndarray)
     view.flags.writeable = False
     return view
-
-
-def chunk_bounds(offsets: np.ndarray, chunk_tokens: int = CHUNK_TOKENS) -> np.ndarray:
-    """Document indices that cut the corpus into chunks of about ``chunk_tokens`` tokens: int64 (n_chunks + 1,)."""
-    n_docs = offsets.size - 1
-    if n_docs == 0:
-        return np.zeros(1, np.int64)
-    targets = np.arange(chunk_tokens, int(offsets[-1]), chunk_tokens, dtype=np.int64)
-    cuts = np.searchsorted(offsets, targets, side="left")
-    bounds = np.unique(np.concatenate([[0], cuts, [n_docs]]))
-    return bounds.astype(np.int64)
 
 
 def keep_thresholds(counts: np.ndarray, sample: float) -> np.ndarray:
@@ -244,20 +367,21 @@ class _Progress:
             self.bar.close()
 
 
-def train(ids: np.ndarray, offsets: np.ndarray, syn0: np.ndarray, syn1: np.ndarray, tables: Tables, *, sg: bool,
+def train(corpus: Corpus, syn0: np.ndarray, syn1: np.ndarray, tables: Tables, *, sg: bool,
           negative: int, hs: bool, window: int, shrink_windows: bool, alpha: float, min_alpha: float, epochs: int,
           workers: int, seed: int, show_progress: bool, desc: str) -> dict[str, Any]:
     """Run ``epochs`` passes over the corpus in ``workers`` threads; returns counts and the time taken.
 
-    Work is cut into chunks of about :data:`CHUNK_TOKENS` tokens, taken in order (epoch by epoch) by whichever
-    thread is free; chunk ``t`` (``epoch * n_chunks + chunk``) draws its random numbers from
-    :func:`mix_seed` ``(seed, t)``, and its learning rate from the tokens read by all threads before it started.
-    With one worker everything runs in the calling thread and the result depends only on the inputs and ``seed``.
+    Work is cut into the chunks of ``corpus`` (about :data:`CHUNK_TOKENS` tokens), taken in order (epoch by epoch)
+    by whichever thread is free, which rewrites its chunk as vocabulary indices (:meth:`Corpus.chunk`) and trains
+    on it; task ``t`` (``epoch * n_chunks + chunk``) draws its random numbers from :func:`mix_seed` ``(seed, t)``,
+    and its learning rate from the tokens read by all threads before it started. With one worker everything runs
+    in the calling thread and the result depends only on the documents and ``seed`` (not on whether the corpus is
+    memory-mapped).
     """
-    bounds = chunk_bounds(offsets)
-    n_chunks = bounds.size - 1
+    n_chunks = corpus.n_chunks
     n_tasks = n_chunks * epochs
-    total_words = int(offsets[-1]) * epochs
+    total_words = corpus.n_tokens * epochs
     lock = threading.Lock()
     state = {"next": 0, "read": 0, "trained": 0, "error": None, "stop": False}
     args_tail = (tables.row_offsets, tables.rows, tables.keep_thr, tables.alias_thr, tables.alias_idx,
@@ -271,8 +395,8 @@ def train(ids: np.ndarray, offsets: np.ndarray, syn0: np.ndarray, syn1: np.ndarr
             task = state["next"]
             state["next"] += 1
             before = state["read"]
-        c = task % n_chunks
-        n_read, n_trained = K.train_chunk(ids, offsets, bounds[c], bounds[c + 1], syn0, syn1, *args_tail,
+        ids, pieces = corpus.chunk(task % n_chunks)
+        n_read, n_trained = K.train_chunk(ids, pieces, 0, pieces.size - 1, syn0, syn1, *args_tail,
                                           np.int64(before), np.int64(max(total_words, 1)), mix_seed(seed, task))
         with lock:
             state["read"] += int(n_read)

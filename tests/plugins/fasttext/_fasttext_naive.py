@@ -222,3 +222,29 @@ def keep_probability(count: int, total: int, sample: float) -> float:
         return 1.0
     t = sample * total
     return min(1.0, (math.sqrt(count / t) + 1) * t / count)
+
+
+def cut_corpus(ids, offsets, token_map, max_piece: int) -> list[list[int]]:
+    """The corpus the trainer sees: per document, the tokens that ``token_map`` keeps, as vocabulary indices; empty
+    documents dropped; each document cut into pieces of ``max_piece`` tokens, the last piece holding the rest."""
+    pieces = []
+    for d in range(len(offsets) - 1):
+        kept = [int(token_map[i]) for i in ids[offsets[d]:offsets[d + 1]] if token_map[i] >= 0]
+        for s in range(0, len(kept), max_piece):
+            pieces.append(kept[s:s + max_piece])
+    return pieces
+
+
+def chunk_pieces(pieces: list[list[int]], chunk_tokens: int) -> list[list[list[int]]]:
+    """The pieces grouped into training chunks: for each multiple ``m`` of ``chunk_tokens`` below the total, a
+    boundary before the first piece that starts at or after ``m`` tokens (or at the end)."""
+    starts = []
+    total = 0
+    for p in pieces:
+        starts.append(total)
+        total += len(p)
+    cuts = {0, len(pieces)}
+    for m in range(chunk_tokens, total, chunk_tokens):
+        cuts.add(next((i for i, s in enumerate(starts) if s >= m), len(pieces)))
+    bounds = sorted(cuts)
+    return [pieces[a:b] for a, b in zip(bounds, bounds[1:])]

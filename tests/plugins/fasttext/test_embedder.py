@@ -149,13 +149,13 @@ def test_bad_inputs():
 
 
 def test_long_documents_are_cut_and_empty_ones_skipped():
-    from tokembed.plugins.fasttext.training import MAX_PIECE, build_vocabulary, prepare_corpus
+    from tokembed.plugins.fasttext.training import MAX_PIECE, build_vocabulary, plan_corpus
 
     seqs = TokenSequences.from_tokens([["a", "b"] * (MAX_PIECE + 3), [], ["x"], ["b"]])
     vocab = build_vocabulary(seqs, 2, None, "t")
-    ids, offsets = prepare_corpus(seqs, vocab.token_map)
-    assert np.diff(offsets).tolist() == [MAX_PIECE, MAX_PIECE, 6, 1]  # "x" is below min_count, its document empty
-    assert ids.size == 2 * MAX_PIECE + 7
+    corpus = plan_corpus(seqs, vocab.token_map)
+    assert corpus.pieces() == [MAX_PIECE, MAX_PIECE, 6, 1]  # "x" is below min_count, its document empty
+    assert corpus.n_tokens == 2 * MAX_PIECE + 7
 
 
 # -- what training learns -----------------------------------------------------------------------------------------
@@ -228,8 +228,13 @@ def test_estimate_memory_figures():
     assert big["total"] == sum(v for k, v in big.items() if k != "total") > 800_000_000
     small = FastTextEmbedder(vector_size=100, bucket=10_000).estimate_memory(vocab_size=1000)
     assert small["input_ngrams"] == 4_000_000
-    w2v = Word2VecEmbedder(vector_size=100).estimate_memory(vocab_size=1000, n_tokens=10**6)
-    assert w2v["input_ngrams"] == w2v["word_vectors"] == 0 and w2v["corpus"] >= 4_000_000
+    w2v = Word2VecEmbedder(vector_size=100, workers=2).estimate_memory(vocab_size=1000, n_tokens=10**6)
+    assert w2v["input_ngrams"] == w2v["word_vectors"] == 0
+    # no copy of the corpus: the plan (16 bytes per chunk of 20,000 tokens: 51 chunks) and, per worker, one chunk of
+    # at most 30,000 tokens as int32 indices and int64 piece offsets
+    assert w2v["corpus"] == 51 * 16 + 2 * 30_000 * 12
+    assert Word2VecEmbedder(workers=2).estimate_memory(vocab_size=1000, n_tokens=10**9)["corpus"] == \
+        50_001 * 16 + 2 * 30_000 * 12
     with pytest.raises(TokembedError, match="needs vocab_size"):
         FastTextEmbedder().estimate_memory()
     fitted = _ft(min_count=2).fit([p.split() for p in sample_corpus(5_000)])
@@ -292,6 +297,7 @@ def test_warmup_compiles_each_kernel_once():
         warnings.simplefilter("ignore")
         from numba.core.registry import CPUDispatcher
         from tokembed.plugins.fasttext import FastTextEmbedder, Word2VecEmbedder, load_facebook_vectors, _kernels
+        from tokembed.plugins.fasttext import _kernels_corpus
         from tokembed.sequences import TokenSequences
         from tokembed.testing import sample_corpus
         import tempfile, pathlib
@@ -303,13 +309,16 @@ def test_warmup_compiles_each_kernel_once():
             e = FastTextEmbedder(vector_size=6, bucket=100, min_count=1, epochs=1, show_progress=False, **kw).fit(seqs)
             Word2VecEmbedder(vector_size=6, min_count=1, epochs=1, show_progress=False, **kw).fit(docs)
             load_facebook_vectors(e.save_facebook_model(tmp / "m.bin"))
-        print(json.dumps({n: len(o.signatures) for n, o in vars(_kernels).items() if isinstance(o, CPUDispatcher)}))
+        print(json.dumps({n: len(o.signatures) for module in (_kernels, _kernels_corpus)
+                          for n, o in vars(module).items() if isinstance(o, CPUDispatcher)}))
     """)
     proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
-    for name in ("ngram_rows", "alias_table", "huffman_paths", "train_chunk", "remap_corpus", "compose_vectors"):
+    for name in ("ngram_rows", "alias_table", "huffman_paths", "train_chunk", "compose_vectors"):
         assert counts[name] == 1, (name, counts)
+    for name in ("count_ids", "plan_chunks", "remap_range"):  # once per id dtype: int32, uint16, uint32
+        assert counts[name] == 3, (name, counts)
 
 
 def test_documents_of_one_token_are_a_clear_error_not_an_untrained_model():

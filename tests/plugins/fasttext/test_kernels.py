@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokembed.plugins.fasttext import _kernels_corpus as CK
 from tokembed.plugins.fasttext import _kernels as K
 from tokembed.plugins.fasttext import training as T
 
@@ -69,11 +70,48 @@ def test_huffman_paths_match_fasttexts_tree(counts):
         assert sum(2.0 ** -(offsets[i + 1] - offsets[i]) for i in range(len(counts))) == pytest.approx(1.0)
 
 
-def test_remap_corpus_drops_unmapped_tokens_per_document():
-    ids = np.array([0, 3, 1, 3, 2, 3], np.int32)
-    offsets = np.array([0, 2, 2, 6], np.int64)
-    out, lengths = K.remap_corpus(ids, offsets, np.array([1, -1, 0, 2], np.int32))
-    assert out.tolist() == [1, 2, 2, 0, 2] and lengths.tolist() == [2, 0, 3]
+def test_remap_range_drops_unmapped_tokens_and_cuts_pieces():
+    ids = np.array([0, 3, 1, 3, 2, 3, 0, 0, 0], np.int32)
+    offsets = np.array([0, 2, 2, 9], np.int64)
+    # document 0 keeps [1, 2]; document 1 is empty; document 2 keeps [2, 0, 2, 1, 1, 1], cut at 4 tokens
+    out, pieces = CK.remap_range(ids, offsets, 0, 9, 0, np.array([1, -1, 0, 2], np.int32), 4)
+    assert out.tolist() == [1, 2, 2, 0, 2, 1, 1, 1] and pieces.tolist() == [0, 2, 6, 8]
+    # from the second piece of document 2 (input position 7), as a chunk that starts there reads it
+    out, pieces = CK.remap_range(ids, offsets, 7, 9, 2, np.array([1, -1, 0, 2], np.int32), 4)
+    assert out.tolist() == [1, 1] and pieces.tolist() == [0, 2]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=12), st.data(), st.integers(1, 4), st.integers(1, 9),
+       st.integers(1, 15), st.sampled_from([np.int32, np.uint16, np.uint32]))
+def test_planned_chunks_are_the_cut_corpus_grouped_as_a_whole_corpus_copy_would_be(lengths, data, max_piece,
+                                                                                    chunk_tokens, read_tokens,
+                                                                                    dtype):
+    from types import SimpleNamespace
+
+    n_vocab = 5
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    ids = np.array(data.draw(st.lists(st.integers(0, n_vocab - 1), min_size=int(offsets[-1]),
+                                      max_size=int(offsets[-1]))), dtype)
+    token_map = np.array(data.draw(st.lists(st.integers(-1, 3), min_size=n_vocab, max_size=n_vocab)), np.int32)
+    corpus = T.plan_corpus(SimpleNamespace(ids=ids, offsets=offsets), token_map, chunk_tokens, max_piece, read_tokens)
+    expected = naive.chunk_pieces(naive.cut_corpus(ids, offsets, token_map, max_piece), chunk_tokens)
+    got = []
+    for c in range(corpus.n_chunks):
+        out, pieces = corpus.chunk(c)
+        got.append([out[a:b].tolist() for a, b in zip(pieces[:-1], pieces[1:])])
+    assert got == expected
+    flat = [p for chunk in expected for p in chunk]
+    assert (corpus.n_tokens, corpus.n_pieces, corpus.longest) == \
+        (sum(map(len, flat)), len(flat), max(map(len, flat), default=0))
+
+
+def test_count_ids_counts_in_place_and_names_an_id_outside_the_vocabulary():
+    counts = np.zeros(4, np.int64)
+    assert CK.count_ids(np.array([3, 1, 3, 0], np.uint16), 1, 4, counts) == -1
+    assert counts.tolist() == [1, 1, 0, 1]  # ids[1:4]: the first 3 is outside the range
+    assert CK.count_ids(np.array([2, 7, 1], np.uint32), 0, 3, counts) == 7
 
 
 def test_compose_vectors_is_the_mean_of_the_rows():
