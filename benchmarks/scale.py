@@ -17,8 +17,9 @@
 
 Every measured step runs as a child process under ``prlimit --as=BYTES`` (``--limit-gb``, default 80% of the
 machine's memory), optionally stopped after ``--timeout`` seconds; the driver records its wall time (process start
-included), MB/s of corpus text, peak RSS (the child's ``ru_maxrss`` from ``os.wait4``), RSS sampled every 2 s, and
-the status: ``ok``, ``oom`` (a failed allocation under the limit: "out of memory at N GB limit"), ``stopped`` or
+included), MB/s of corpus text, peak RSS (the child's ``ru_maxrss`` from ``os.wait4``, which also carries the
+driver's own ~16 MB high-water mark through exec: the driver imports nothing heavy), RSS sampled every 2 s, and the
+status: ``ok``, ``oom`` (a failed allocation under the limit: "out of memory at N GB limit"), ``stopped`` or
 ``failed``. A result is written to ``DATA/results/SIZE/STEP.json``; a step with a result other than ``failed`` is not
 run again unless ``--force``. The data folder defaults to ``/work/scale-data`` (``--data`` or
 ``TOKEMBED_SCALE_DATA``), outside the repository. What each step measures: docs/scale.md.

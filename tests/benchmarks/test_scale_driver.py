@@ -51,8 +51,13 @@ def test_the_peak_rss_is_the_childs_own(tmp_path):
     res = _run(tmp_path, "x = bytearray(400_000_000)", limit=None, timeout=None)
     assert res["status"] == "ok"
     assert res["peak_rss_mb"] >= 400
-    small = _run(tmp_path, "pass", limit=None, timeout=None)  # after a larger child: its own peak, not the max
-    assert small["peak_rss_mb"] < 100
+    # after a larger child: its own peak, not the max over children. A child's ru_maxrss also carries the high-water
+    # mark of the process that spawned it (exec keeps it), so the bound is this process's own size + 100 MB (the
+    # driver itself stays at ~16 MB; pytest with numba loaded is a few hundred)
+    with open("/proc/self/status") as fh:
+        own_mb = int(fh.read().split("VmHWM:")[1].split()[0]) / 1000
+    small = _run(tmp_path, "pass", limit=None, timeout=None)
+    assert small["peak_rss_mb"] < min(own_mb + 100, res["peak_rss_mb"])
 
 
 def test_a_child_that_fails_otherwise_is_failed_with_its_message(tmp_path):
