@@ -15,9 +15,10 @@ of co-occurrence records, and every score of ours is at least the reference's mi
 The full run is long (each side once: ours about 40 s, the ``-O3`` tools about 6 minutes on 2 cores): run
 ``python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory``. A trial on a small corpus:
 ``TOKEMBED_BENCH_TOKENS=1000000`` trains on the first lines of wv_corpus up to a million tokens (a file of about
-5.9 MB that both sides read); the rows then say TRIAL SIZE and the scores are reported but NOT enforced (on a few
-MB they mean little). ``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced unless
-the size is a trial's too). A quick proof that everything runs: ``TOKEMBED_BENCH_TOKENS=1000000
+5.9 MB that both sides read); the rows then say TRIAL SIZE, the scores are reported but NOT enforced (on a few
+MB they mean little) and the sections are never written to BENCHMARKS.md (``Case.trial``).
+``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced unless the size is a trial's
+too). A quick proof that everything runs: ``TOKEMBED_BENCH_TOKENS=1000000
 TOKEMBED_BENCH_EPOCHS=2 python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory
 --no-write``.
 """
@@ -220,7 +221,7 @@ def _glove_case(build: str) -> Case:
     if epochs != _EPOCHS:
         notes += f" SHORTENED RUN: {epochs} epochs (TOKEMBED_BENCH_EPOCHS)."
     case = Case(ours=lambda: _run_ours(corpus, epochs), reference=reference, check=_check(trial_tokens is None),
-                work_bytes=size, notes=notes)
+                work_bytes=size, notes=notes, trial=trial_tokens is not None)
     root.append(_work_root(case))
     return case
 
@@ -306,7 +307,8 @@ def glove_bpe32k() -> Case:
                 "untimed in the setup; the reference reads the pieces from a text file (its tokenizing timed). "
                 f"Settings as the glove benchmark's; reference build: {tools.describe()}."
                 + ("" if epochs == _EPOCHS else f" SHORTENED RUN: {epochs} epochs.")
-                + ("" if trial_tokens is None else f" TRIAL SIZE: the first {trial_tokens:,} tokens of wv_corpus."))
+                + ("" if trial_tokens is None else f" TRIAL SIZE: the first {trial_tokens:,} tokens of wv_corpus."),
+                trial=trial_tokens is not None)
     root.append(_work_root(case))
     corpus = root[0] / "pieces.txt"
     vocab = seqs.vocab
