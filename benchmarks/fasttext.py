@@ -259,7 +259,7 @@ def _check(reference: str, size: _Size, pairs: _Pairs):
         rates = (f"pairs/s of the scored call: ours {pairs.total / ours.seconds / 1e6:.2f} M/s ({ours.seconds:.1f} s), "
                  f"{reference} {pairs.total / ref.seconds / 1e6:.2f} M/s ({ref.seconds:.1f} s); {pairs.how}")
         vocab = f"vocabularies {len(ours.kv):,} and {len(ref.kv):,} words"
-        worse = [k for k in _SETS if a[k] < b[k] - _TOL]
+        worse = [k for k in _SETS if not a[k] >= b[k] - _TOL]  # a NaN score (diverged vectors) fails too
         if size.trial:
             missed = f"; would fail at full size on {', '.join(worse)}" if worse else ""
             return f"{size.label()}: scores ours vs {reference}: {shown}{missed}; {vocab}; {rates}"
