@@ -55,9 +55,9 @@ def _tfidf_case(confine: bool) -> Case:
                 notes="Both sides lowercase with `str.lower` and split with scikit-learn's `(?u)\\b\\w\\w+\\b` (ours: "
                 f"the `sklearn` pre-tokenizer on the Numba scanner, {threads}; per-document counts, document "
                 "frequencies and the weighting in Numba kernels or NumPy over the CSR arrays). scikit-learn runs "
-                "its regex and the counting in Python, on one thread (it has no thread option). Ours' Numba kernels are "
-                "loaded from the on-disk cache by the untimed warm-up call, so the timed calls do not include that "
-                "load.")
+                "its regex and the counting in Python, on one thread (it has no thread option). Ours' Numba "
+                "kernels are loaded from the on-disk cache by the untimed warm-up call, so the timed calls do not "
+                "include that load.")
 
 
 @benchmark(
