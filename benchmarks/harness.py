@@ -201,6 +201,10 @@ def render_section(result: Result, command: str) -> str:
     b = result.bench
     libs = ["tokembed", "numpy", *[lib for lib in b.libraries if lib not in ("tokembed", "numpy")]]
     lines = [f"## {b.name}", "", f"{b.description}", ""]
+    if result.trial:  # printed only (never written), but a copied section must still say what it is
+        mb = bench_bytes()
+        what = f"the data below cut to its first {mb / 1e6:g} MB (TOKEMBED_BENCH_MB)" if mb else "the notes say which"
+        lines += [f"**TRIAL SIZE: not a benchmark figure** (a shortened input or run: {what}).", ""]
     if b.data:
         lines.append(f"- data: {b.data}")
     lines += [
