@@ -112,15 +112,11 @@ def _fit_ours(seqs, epochs: int) -> dict:
 
 def _run_ours(corpus: Path, epochs: int) -> dict:
     """Read ``corpus``, documents at newlines, tokens by the Numba ``whitespace_split`` scan on 2 threads
-    (:func:`tokembed.text.fast.index_words`), packed as TokenSequences; then :func:`_fit_ours`."""
-    from tokembed.sequences import TokenSequences
-    from tokembed.text.fast import index_words
+    (:func:`benchmarks._common.text_file_sequences`, as the co-occurrence rows); then :func:`_fit_ours`."""
+    from ._common import text_file_sequences
 
     t0 = time.perf_counter()
-    lines = corpus.read_text(encoding="utf-8").split("\n")
-    ids, offsets, words = index_words(lines, "whitespace_split", workers=_SETTINGS["workers"])
-    del lines
-    seqs = TokenSequences(ids, offsets, words.words())
+    seqs = text_file_sequences(corpus, workers=_SETTINGS["workers"])
     tokenize = time.perf_counter() - t0
     out = _fit_ours(seqs, epochs)
     out["times"]["tokenize"] = tokenize
