@@ -409,7 +409,9 @@ def fasttext_facebook() -> Case:
              "decaying to 0, t (sample) 1e-4, neg 5, negatives by counts^0.5, minn 3, maxn 6, bucket 2,000,000. "
              f"Update rule: ours {_RULE_OURS}; fastText {_RULE_REF}. fastText redraws a negative equal to the "
              "target, ours skips it; fastText cuts lines at 1,024 tokens, ours at 10,000. The pair count uses "
-             "ours' subsampling law (fastText's differs only in counting rare words and </s> in the total).")
+             "ours' subsampling law (fastText's differs only in counting rare words and </s> in the total). Build: "
+             "fastText is the `fasttext-wheel` binary, generic x86-64 code (no AVX instructions), not its "
+             "Makefile's `make opt` (-O3 -funroll-loops -march=native); Numba compiles ours for this CPU.")
     return Case(ours=_ours(FastTextEmbedder, path, size.epochs, **_FACEBOOK_PARAMS), reference=_timed(reference),
                 quality=True, check=_check("fastText", size, pairs), notes=notes, work_bytes=path.stat().st_size,
                 trial=not size.full)
