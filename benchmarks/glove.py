@@ -15,8 +15,9 @@ of co-occurrence records, and every score of ours is at least the reference's mi
 The full run is long (each side once: ours about 40 s, the ``-O3`` tools about 6 minutes on 2 cores): run
 ``python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory``. A trial on a small corpus:
 ``TOKEMBED_BENCH_TOKENS=1000000`` trains on the first lines of wv_corpus up to a million tokens (a file of about
-5.9 MB that both sides read); the rows then say TRIAL SIZE, the scores are reported but NOT enforced (on a few
-MB they mean little) and the sections are never written to BENCHMARKS.md (``Case.trial``).
+5.9 MB that both sides read; ``TOKEMBED_BENCH_TRIAL=1``, the fastText rows' switch, gives the same slice); the
+rows then say TRIAL SIZE, the scores are reported but NOT enforced (on a few MB they mean little) and the sections
+are never written to BENCHMARKS.md (``Case.trial``).
 ``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced unless the size is a trial's
 too; the sections are printed, never written, as the rows' descriptions say 15 epochs). A quick proof that
 everything runs: ``TOKEMBED_BENCH_TOKENS=1000000 TOKEMBED_BENCH_EPOCHS=2 python -m benchmarks glove
@@ -61,6 +62,8 @@ def _corpus() -> tuple[Path, int | None]:
 
     path = dataset_path("wv_corpus")
     limit = os.environ.get("TOKEMBED_BENCH_TOKENS")
+    if not limit and os.environ.get("TOKEMBED_BENCH_TRIAL", "").strip() == "1":  # the fastText rows' trial switch
+        limit = "1000000"
     n_tokens = None
     if limit:
         lines, n_tokens = [], 0
@@ -224,8 +227,9 @@ def _glove_case(build: str) -> Case:
 
 _DATA = ("wv_corpus (86.7 MB, 15.35 M tokens, 1.82 M lines; one document per line, as GloVe's cooccur treats a "
          "newline); both sides read the text file inside the timed call"
-         + (f". TRIAL SIZE (TOKEMBED_BENCH_TOKENS={os.environ['TOKEMBED_BENCH_TOKENS']}): only the first lines, "
-            "scores not enforced; see the notes" if os.environ.get("TOKEMBED_BENCH_TOKENS") else ""))
+         + (". TRIAL SIZE (TOKEMBED_BENCH_TOKENS or TOKEMBED_BENCH_TRIAL): only the first lines, scores not "
+            "enforced; see the notes" if os.environ.get("TOKEMBED_BENCH_TOKENS")
+            or os.environ.get("TOKEMBED_BENCH_TRIAL", "").strip() == "1" else ""))
 _OURS = ("tokembed: read the file, `index_words(lines, 'whitespace_split')`, TokenSequences, `GloVe(...).fit` "
          "(cooccurrence plugin + Numba AdaGrad, Hogwild)")
 _CHECK = (f"same vocabulary and co-occurrence records; every score of ours >= the reference's - {TOLERANCE} "
