@@ -90,6 +90,7 @@ class Benchmark:
     data: str = ""
     libraries: tuple[str, ...] = field(default_factory=tuple)
     warmup: int = 1
+    repeat: int = 3
 
 
 #: Registered benchmarks by name (filled by importing the benchmark modules: see :func:`load_benchmarks`).
@@ -106,20 +107,22 @@ def benchmark(
     data: str = "",
     libraries: tuple[str, ...] = (),
     warmup: int = 1,
+    repeat: int = 3,
 ) -> Callable[[Callable[[], Case]], Callable[[], Case]]:
     """Register the decorated setup function as benchmark ``name``.
 
     ``ours`` / ``reference`` name the two implementations, ``check`` says how their results are compared,
     ``data`` the input, ``libraries`` the distributions whose versions the report records (numpy and tokembed are
     always recorded), ``warmup`` the untimed calls per side when ``--warmup`` is not given (0 for a long run whose
-    setup already compiles what it needs: a warm-up call would only add its minutes).
+    setup already compiles what it needs: a warm-up call would only add its minutes), ``repeat`` the timed calls
+    per side when ``--repeat`` is not given (5 for rows whose two sides are close, so the spread shows).
     """
 
     def register(setup: Callable[[], Case]) -> Callable[[], Case]:
         if name in BENCHMARKS and BENCHMARKS[name].setup.__module__ != setup.__module__:
             raise ValueError(f"benchmark {name!r} is defined twice ({BENCHMARKS[name].setup.__module__})")
         BENCHMARKS[name] = Benchmark(name, setup, description, ours, reference, check, data, tuple(libraries),
-                                     warmup)
+                                     warmup, repeat)
         return setup
 
     return register

@@ -18,7 +18,8 @@ def main(argv: list[str] | None = None) -> int:
         description="Time our components against reference implementations on the same data (see docs/benchmarks.md).",
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed calls per side, alternating (default 3)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="timed calls per side, alternating (default: the benchmark's own, 3 unless it says)")
     parser.add_argument("--warmup", type=int, default=None,
                         help="untimed calls per side before timing (default: the benchmark's own, 1 unless it says)")
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"results file (default {DEFAULT_OUTPUT})")
     parser.add_argument("--no-write", action="store_true", help="print the sections, do not update the results file")
     args = parser.parse_args(argv)
-    if args.repeat < 1 or (args.warmup is not None and args.warmup < 0):
+    if (args.repeat is not None and args.repeat < 1) or (args.warmup is not None and args.warmup < 0):
         parser.error("--repeat must be >= 1 and --warmup >= 0")
 
     registry = load_benchmarks()
@@ -51,9 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         warmup = registry[name].warmup if args.warmup is None else args.warmup
         own = [] if warmup == registry[name].warmup else ["--warmup", str(warmup)]
-        command = "python -m benchmarks " + shlex.join([name, "--repeat", str(args.repeat), *own])
+        repeat = registry[name].repeat if args.repeat is None else args.repeat
+        command = "python -m benchmarks " + shlex.join([name, "--repeat", str(repeat), *own])
         try:
-            result = run_benchmark(registry[name], repeat=args.repeat, warmup=warmup,
+            result = run_benchmark(registry[name], repeat=repeat, warmup=warmup,
                                    memory=not args.no_memory, log=log)  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a setup that cannot run here (missing dataset or library): report, go on
             log(f"[{name}] ERROR: {type(exc).__name__}: {exc}")

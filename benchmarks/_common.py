@@ -4,8 +4,8 @@ run our side on one CPU core.
 Trial runs
     ``TOKEMBED_BENCH_MB=N`` makes the benchmarks that read their data through this module use only the first ``N``
     MB (10^6 bytes, cut after a whole line) of their dataset, so a change can be proved to run in seconds. The
-    ``data`` line of a section always names the whole dataset: never write a trial run into BENCHMARKS.md (use
-    ``--no-write``).
+    ``data`` line of a section always names the whole dataset, so the harness treats any run with the variable set
+    as a trial size (:attr:`benchmarks.Case.trial`): printed, never written to BENCHMARKS.md.
 
 One core
     :func:`one_core` confines a call to one CPU: every thread of this process (and every thread started during the

@@ -31,13 +31,6 @@ def _glove_bin() -> Path:
     return tools("default").folder
 
 
-def _token_sequences(path: Path):
-    """``path`` as TokenSequences split as GloVe's tools read it (benchmarks/glove.py's untimed setup uses it)."""
-    from ._common import text_file_sequences
-
-    return text_file_sequences(path, workers=2)
-
-
 _DATA = ("wv_corpus (86,713,425 bytes, 15.35 M tokens, 1.82 M lines; documents are lines), one text file read by "
          "both sides")
 _OURS = ("tokembed: read the file, split the lines on whitespace (`tokembed.text.fast.index_words(lines, "

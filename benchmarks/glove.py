@@ -15,11 +15,13 @@ of co-occurrence records, and every score of ours is at least the reference's mi
 The full run is long (each side once: ours about 40 s, the ``-O3`` tools about 6 minutes on 2 cores): run
 ``python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory``. A trial on a small corpus:
 ``TOKEMBED_BENCH_TOKENS=1000000`` trains on the first lines of wv_corpus up to a million tokens (a file of about
-5.9 MB that both sides read); the rows then say TRIAL SIZE and the scores are reported but NOT enforced (on a few
-MB they mean little). ``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced unless
-the size is a trial's too). A quick proof that everything runs: ``TOKEMBED_BENCH_TOKENS=1000000
-TOKEMBED_BENCH_EPOCHS=2 python -m benchmarks glove glove_default_build --warmup 0 --repeat 1 --no-memory
---no-write``.
+5.9 MB that both sides read; ``TOKEMBED_BENCH_TRIAL=1``, the fastText rows' switch, gives the same slice); the
+rows then say TRIAL SIZE, the scores are reported but NOT enforced (on a few MB they mean little) and the sections
+are never written to BENCHMARKS.md (``Case.trial``).
+``TOKEMBED_BENCH_EPOCHS=N`` shortens training (default 15; the scores stay enforced unless the size is a trial's
+too; the sections are printed, never written, as the rows' descriptions say 15 epochs). A quick proof that
+everything runs: ``TOKEMBED_BENCH_TOKENS=1000000 TOKEMBED_BENCH_EPOCHS=2 python -m benchmarks glove
+glove_default_build --warmup 0 --repeat 1 --no-memory --no-write``.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ def _corpus() -> tuple[Path, int | None]:
 
     path = dataset_path("wv_corpus")
     limit = os.environ.get("TOKEMBED_BENCH_TOKENS")
+    if not limit and os.environ.get("TOKEMBED_BENCH_TRIAL", "").strip() == "1":  # the fastText rows' trial switch
+        limit = "1000000"
     n_tokens = None
     if limit:
         lines, n_tokens = [], 0
@@ -111,15 +115,11 @@ def _fit_ours(seqs, epochs: int) -> dict:
 
 def _run_ours(corpus: Path, epochs: int) -> dict:
     """Read ``corpus``, documents at newlines, tokens by the Numba ``whitespace_split`` scan on 2 threads
-    (:func:`tokembed.text.fast.index_words`), packed as TokenSequences; then :func:`_fit_ours`."""
-    from tokembed.sequences import TokenSequences
-    from tokembed.text.fast import index_words
+    (:func:`benchmarks._common.text_file_sequences`, as the co-occurrence rows); then :func:`_fit_ours`."""
+    from ._common import text_file_sequences
 
     t0 = time.perf_counter()
-    lines = corpus.read_text(encoding="utf-8").split("\n")
-    ids, offsets, words = index_words(lines, "whitespace_split", workers=_SETTINGS["workers"])
-    del lines
-    seqs = TokenSequences(ids, offsets, words.words())
+    seqs = text_file_sequences(corpus, workers=_SETTINGS["workers"])
     tokenize = time.perf_counter() - t0
     out = _fit_ours(seqs, epochs)
     out["times"]["tokenize"] = tokenize
@@ -220,15 +220,16 @@ def _glove_case(build: str) -> Case:
     if epochs != _EPOCHS:
         notes += f" SHORTENED RUN: {epochs} epochs (TOKEMBED_BENCH_EPOCHS)."
     case = Case(ours=lambda: _run_ours(corpus, epochs), reference=reference, check=_check(trial_tokens is None),
-                work_bytes=size, notes=notes)
+                work_bytes=size, notes=notes, trial=trial_tokens is not None or epochs != _EPOCHS)
     root.append(_work_root(case))
     return case
 
 
 _DATA = ("wv_corpus (86.7 MB, 15.35 M tokens, 1.82 M lines; one document per line, as GloVe's cooccur treats a "
          "newline); both sides read the text file inside the timed call"
-         + (f". TRIAL SIZE (TOKEMBED_BENCH_TOKENS={os.environ['TOKEMBED_BENCH_TOKENS']}): only the first lines, "
-            "scores not enforced; see the notes" if os.environ.get("TOKEMBED_BENCH_TOKENS") else ""))
+         + (". TRIAL SIZE (TOKEMBED_BENCH_TOKENS or TOKEMBED_BENCH_TRIAL): only the first lines, scores not "
+            "enforced; see the notes" if os.environ.get("TOKEMBED_BENCH_TOKENS")
+            or os.environ.get("TOKEMBED_BENCH_TRIAL", "").strip() == "1" else ""))
 _OURS = ("tokembed: read the file, `index_words(lines, 'whitespace_split')`, TokenSequences, `GloVe(...).fit` "
          "(cooccurrence plugin + Numba AdaGrad, Hogwild)")
 _CHECK = (f"same vocabulary and co-occurrence records; every score of ours >= the reference's - {TOLERANCE} "
@@ -306,7 +307,8 @@ def glove_bpe32k() -> Case:
                 "untimed in the setup; the reference reads the pieces from a text file (its tokenizing timed). "
                 f"Settings as the glove benchmark's; reference build: {tools.describe()}."
                 + ("" if epochs == _EPOCHS else f" SHORTENED RUN: {epochs} epochs.")
-                + ("" if trial_tokens is None else f" TRIAL SIZE: the first {trial_tokens:,} tokens of wv_corpus."))
+                + ("" if trial_tokens is None else f" TRIAL SIZE: the first {trial_tokens:,} tokens of wv_corpus."),
+                trial=trial_tokens is not None or epochs != _EPOCHS)
     root.append(_work_root(case))
     corpus = root[0] / "pieces.txt"
     vocab = seqs.vocab

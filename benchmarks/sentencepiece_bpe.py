@@ -72,11 +72,12 @@ def _check(ours: set[str], ref: list[str]) -> str:
 def bpe_train_bytelevel_vs_sentencepiece() -> Case:
     import sentencepiece as spm
 
-    from tokembed.datasets import dataset_path
     from tokembed.plugins.bpe.tokenizer import BPETokenizer
 
+    from ._common import dataset_file
+
     lines, n_bytes = _prose_lines()
-    path = str(dataset_path("prose_mix"))
+    path = str(dataset_file("prose_mix"))  # the file ours' lines come from (its head in a TOKEMBED_BENCH_MB trial)
     tmpdir = tempfile.mkdtemp(prefix="tokembed-spm-bench-")
     atexit.register(shutil.rmtree, tmpdir, ignore_errors=True)  # the model files are not needed afterwards
 

@@ -1,6 +1,6 @@
 """TF-IDF and truncated SVD against scikit-learn on prose_mix, one document per line: TF-IDF with ours on its default
 threads and on one core (scikit-learn has no thread option), SVD with ours' default normalizer and with LU (the one
-scikit-learn's ``auto`` picks)."""
+scikit-learn's ``auto`` picks), and with both sides on one core (scikit-learn's sparse products have one thread)."""
 
 from __future__ import annotations
 
@@ -55,8 +55,9 @@ def _tfidf_case(confine: bool) -> Case:
                 notes="Both sides lowercase with `str.lower` and split with scikit-learn's `(?u)\\b\\w\\w+\\b` (ours: "
                 f"the `sklearn` pre-tokenizer on the Numba scanner, {threads}; per-document counts, document "
                 "frequencies and the weighting in Numba kernels or NumPy over the CSR arrays). scikit-learn runs "
-                "its regex and the counting in Python, on one thread (it has no thread option). Ours includes the "
-                "kernels loaded from Numba's on-disk cache (compiled in the untimed warm-up).")
+                "its regex and the counting in Python, on one thread (it has no thread option). Ours' Numba "
+                "kernels are loaded from the on-disk cache by the untimed warm-up call, so the timed calls do not "
+                "include that load.")
 
 
 @benchmark(
@@ -101,7 +102,11 @@ _SVD_CHECK = (f"the 10 largest singular values within {_SV_RTOL_TOP10:g} relativ
 _SVD_DATA = "the float64 CSR matrix of scikit-learn's TfidfVectorizer on " + _PROSE + " (built in the setup)"
 
 
-def _svd_case(normalizer: str) -> Case:
+def _svd_case(normalizer: str, confine: bool = False) -> Case:
+    """Ours with ``normalizer`` against scikit-learn; with ``confine`` both sides run on one core (see
+    :func:`benchmarks._common.one_core`), as scikit-learn's sparse products always do."""
+    import contextlib
+
     import numba
     import numpy as np
     from scipy.linalg import subspace_angles
@@ -110,19 +115,24 @@ def _svd_case(normalizer: str) -> Case:
 
     from tokembed.plugins.svd.vectorizer import TruncatedSVD
 
-    from ._common import prose_lines
+    from ._common import one_core, prose_lines
 
     lines, _ = prose_lines()
     X = SkTfidf().fit_transform(lines)
 
+    def on_one_core():
+        return one_core() if confine else contextlib.nullcontext()
+
     def ours():
-        svd = TruncatedSVD(n_components=100, n_iter=5, seed=0, power_iteration_normalizer=normalizer)
-        svd.fit_transform(X)
+        with on_one_core():
+            svd = TruncatedSVD(n_components=100, n_iter=5, seed=0, power_iteration_normalizer=normalizer)
+            svd.fit_transform(X)
         return svd
 
     def reference():
-        svd = SkSVD(n_components=100, n_iter=5, random_state=0)
-        svd.fit_transform(X)
+        with on_one_core():
+            svd = SkSVD(n_components=100, n_iter=5, random_state=0)
+            svd.fit_transform(X)
         return svd
 
     def check(o, r) -> str:
@@ -159,10 +169,14 @@ def _svd_case(normalizer: str) -> Case:
     except ImportError:
         blas = "BLAS threads unknown"
     factor = "Cholesky QR via syrk" if normalizer == "auto" else "pivoted LU by scipy.linalg.lu, as scikit-learn"
+    if confine:
+        blas = "BLAS at 1 thread"
     return Case(ours=ours, reference=reference, check=check,
-                notes=f"Threads: ours runs the sparse products X @ B and X^T @ B in a Numba kernel on "
-                f"{numba.get_num_threads()} threads and the dense factorisations ({factor} between products, "
-                f"CholeskyQR2 of the final basis and of X^T Q, the small SVD) on BLAS ({blas}); scikit-learn's "
+                notes=("ONE CORE, BOTH SIDES: every thread of the process pinned to one CPU during each call, "
+                       "Numba and BLAS at one thread. " if confine else "")
+                + f"Threads: ours runs the sparse products X @ B and X^T @ B in a Numba kernel on "
+                f"{1 if confine else numba.get_num_threads()} thread(s) and the dense factorisations ({factor} "
+                f"between products, CholeskyQR2 of the final basis and of X^T Q, the small SVD) on BLAS ({blas}); scikit-learn's "
                 f"sparse products are scipy.sparse's, on one thread, and its LU and QR factorisations use the same "
                 f"BLAS ({blas}). Same test-block width (110) and iterations; the random draws differ, so the two "
                 "results agree to the accuracy of the method (the check's line), not to rounding.")
@@ -196,3 +210,18 @@ def svd_randomized() -> Case:
 )
 def svd_randomized_lu() -> Case:
     return _svd_case("LU")
+
+
+@benchmark(
+    "svd_randomized_1core",
+    description="As svd_randomized, both sides confined to one core (scikit-learn's sparse products run on one "
+    "thread whatever the machine): the like-for-like row.",
+    ours="tokembed `TruncatedSVD(n_components=100, n_iter=5, seed=0).fit_transform(X)` "
+    "(power_iteration_normalizer='auto': Cholesky QR), one core",
+    reference=_SVD_REFERENCE + ", one core (BLAS at 1 thread)",
+    check=_SVD_CHECK,
+    data=_SVD_DATA,
+    libraries=("scikit-learn", "scipy", "numba"),
+)
+def svd_randomized_1core() -> Case:
+    return _svd_case("auto", confine=True)

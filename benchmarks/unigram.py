@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from . import Case, CheckFailed, benchmark
+from ._common import dataset_file
 from ._common import prose_lines as _prose_lines
 from .bpe import _quiet
 
@@ -39,11 +40,10 @@ def _tmpdir() -> Path:
 def unigram_train() -> Case:
     import sentencepiece as spm
 
-    from tokembed.datasets import dataset_path
     from tokembed.plugins.unigram import UnigramTokenizer
 
     lines, n_bytes = _prose_lines()
-    path = str(dataset_path("prose_mix"))
+    path = str(dataset_file("prose_mix"))  # the file ours' lines come from (its head in a TOKEMBED_BENCH_MB trial)
     tmp = _tmpdir()
 
     def ours():
@@ -99,12 +99,11 @@ def _encode_setup():
     """prose_mix's lines, their bytes, and a 32k model trained by sentencepiece, read by both sides."""
     import sentencepiece as spm
 
-    from tokembed.datasets import dataset_path
     from tokembed.plugins.unigram import UnigramTokenizer
 
     lines, n_bytes = _prose_lines()
     prefix = str(_tmpdir() / "uni")
-    spm.SentencePieceTrainer.train(input=str(dataset_path("prose_mix")), model_prefix=prefix, **_SP_TRAIN)
+    spm.SentencePieceTrainer.train(input=str(dataset_file("prose_mix")), model_prefix=prefix, **_SP_TRAIN)
     ours_tok = UnigramTokenizer.from_sentencepiece(prefix + ".model")
     sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
     ours_tok.encode_batch(lines[:100])  # kernels loaded before timing
