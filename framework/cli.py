@@ -130,9 +130,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import load
-    from .corpus import Corpus, builtin_names
+    from .corpus import Corpus, builtin_names, implied_format, read_documents
     from .encode import encode_corpus
-    from .errors import ArtifactError
+    from .errors import ArtifactError, CorpusError
 
     tok = load(args.tokenizer, registry=_registry(args))
     if getattr(tok, "kind", None) != "tokenizer":
@@ -144,8 +144,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
         kwargs.update(format="jsonl", field=args.field)
     if args.corpus in builtin_names() and not Path(args.corpus).exists():
         corpus = Corpus.builtin(args.corpus, **kwargs)
-    else:
-        corpus = Corpus.from_path(args.corpus, **kwargs)
+    else:  # read as a recipe's corpus: {path:} is (docs/recipes.md#documents)
+        if not args.field and implied_format(args.corpus) == "jsonl":
+            raise CorpusError(f"{args.corpus}: JSON Lines (by its name): give --field KEY, the key holding each "
+                              "record's text")
+        corpus = read_documents(args.corpus, **kwargs)
     summary = encode_corpus(tok, corpus, args.out, format=args.format, eot_id=args.eot_id,
                             corpus=str(args.corpus), total_bytes=corpus.size_bytes(), progress=not args.quiet)
     print(f"encoded {summary.documents:,} documents into {summary.tokens:,} tokens ({summary.text_bytes / 1e6:,.1f} "
@@ -277,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "or Megatron-LM layout)")
     p.add_argument("tokenizer", help="a saved tokenizer, e.g. runs/quickstart/bpe8k.tokembed.json")
     p.add_argument("corpus", help="a text file, folder or glob (.gz read transparently), or a bundled text's name "
-                                  "(moby-dick); one document per line, blank lines skipped, as in a recipe")
+                                  "(moby-dick); one document per line, blank lines skipped, as a recipe reads it")
     p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (replaced whole if it holds "
                                                               "only an earlier tokembed output)")
     p.add_argument("--format", choices=list(ENCODE_FORMATS), default="tokembed",

@@ -192,8 +192,8 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         Fitted. No special token is added (``encode_ids``); ``nanogpt`` (and ``megatron`` when ``eot_id`` is given)
         put the end-of-text id between documents.
     documents : iterable of str
-        Read once, streamed (a :class:`~tokembed.corpus.Corpus` applies the recipe's rule: blank and
-        whitespace-only lines are not documents).
+        Read once, streamed; :func:`tokembed.corpus.read_documents` reads corpus files by the recipe's rule
+        (docs/recipes.md, "Documents").
     out : path
         The folder to write; replaced whole if it holds only what an earlier run wrote (as a run folder).
     format : {"tokembed", "nanogpt", "megatron"}

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node
 
-from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names
+from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names, implied_format
 from ..errors import TokembedError
 from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
@@ -102,8 +102,7 @@ def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool =
         found = options.get(key, (None, None))[1]
         return default if found is None or found is INVALID else found
 
-    implied = next((name for name, f in FORMATS.items()
-                    if source == "path" and f.suffixes and value.lower().endswith(f.suffixes)), "text")
+    implied = implied_format(value) if source == "path" else "text"
     fmt = option("format", implied)
     spec_fmt = FORMATS.get(fmt)
     if spec_fmt is not None:
