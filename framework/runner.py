@@ -111,7 +111,9 @@ def run_recipe(
 def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunResult:
     corpus_at = recipe.corpus.location if recipe.corpus is not None else None
     corpus = None
-    if recipe.corpus is not None:
+    if recipe.corpus is not None and recipe.corpus.encoded is not None:
+        pass  # token ids, opened mapped by _Sequences: no text to read
+    elif recipe.corpus is not None:
         try:
             corpus = open_corpus(recipe.corpus)
         except CorpusError as exc:
@@ -134,6 +136,9 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
 
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs = _Documents(corpus)
+    sequences = _Sequences(result, docs, quiet)
+    if recipe.corpus is not None and recipe.corpus.encoded is not None:
+        sequences.open_encoded(recipe.corpus, reg)
     if engine is not None:
         from .errors import EngineError
 
@@ -144,8 +149,11 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
                 raise with_context(exc, f"{recipe.engine.location}: engine: {exc}") from None
     for spec in recipe.tokenizers:
         with stage(spec, corpus_at=corpus_at):
-            tok = recipe.build(spec)
-            _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
+            if getattr(spec, "loader", None) is not None:  # {load: FILE}: read by the recipe check, not trained
+                tok = _loaded_tokenizer(recipe, spec, timer)
+            else:
+                tok = recipe.build(spec)
+                _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
             if engine is not None and engine.last_documents is not None:
                 docs.counted = engine.last_documents  # the corpus's documents, counted by the workers
             tok.save(out_dir / f"{spec.label}.tokembed.json")
@@ -153,7 +161,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
                 with timer.step(f"export tokenizer {spec.label} as {fmt}"):
                     export_into_run(tok, fmt, out_dir, spec.label)
             result.tokenizers[spec.label] = tok
-            if not metrics:
+            if not metrics or corpus is None:  # an encoded corpus has no text to measure on
                 continue
             if not _measure_on_engine(tok, spec.label, corpus, corpus_bytes, engine, reg, result, timer, quiet):
                 listed = docs.get()  # read once, after the first fit, and shared by every tokenizer's evaluation
@@ -161,10 +169,9 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
                     result.metrics[spec.label] = tokenizer_metrics(
                         tok, progress(listed, f"evaluate {spec.label}", quiet), registry=reg
                     )
-        if metrics:  # written after each tokenizer, so a later failure keeps what was measured (in .incomplete)
+        if metrics and corpus is not None:  # after each tokenizer: a later failure keeps what was measured
             atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
-    sequences = _Sequences(result, docs, quiet)
     if recipe.vectorizers is not None:
         _run_pipeline(recipe, result, sequences, corpus, docs, out_dir, timer, corpus_at, quiet, engine)
 
@@ -224,6 +231,24 @@ def _measure_on_engine(tok, label: str, corpus, corpus_bytes: int, engine, reg, 
     return True
 
 
+def _loaded_tokenizer(recipe, spec, timer: Timer) -> Any:
+    """The tokenizer of a ``{load: FILE}`` stage: the one the recipe check read (handed over once), else read now;
+    its reading time is the step's."""
+    from .recipe.load import read_tokenizer
+
+    name = f"load tokenizer {spec.label}"
+    with timer.step(name):
+        kept = recipe.kept.pop(spec.label, None)
+        if kept is not None:
+            tok, seconds = kept
+        else:
+            started = time.perf_counter()
+            tok = read_tokenizer(spec)  # an error is placed at the stage by stage()
+            seconds = time.perf_counter() - started
+    timer.table[name]["seconds"] = round(seconds, 4)
+    return tok
+
+
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:
     """Fit one tokenizer. With an engine (``engine:`` in the recipe) and a tokenizer that fits from partial counts,
     the corpus is counted on the engine (``partial_counts`` of each partition, merged in corpus order) and the
@@ -247,9 +272,31 @@ class _Sequences:
     def __init__(self, result: RunResult, docs: _Documents, quiet: bool):
         self.result, self.docs, self.quiet = result, docs, quiet
         self.cache: dict[tuple[str, int], Any] = {}
+        #: ``corpus: {encoded: DIR}``: the folder's mapped ids, handed to every consumer, and its tokenizer.
+        self.encoded: Any = None
+        self.encoded_tokenizer: Any = None
 
-    def of(self, label: str, docs: list[str] | None = None, timer: Timer | None = None) -> Any:
+    def open_encoded(self, spec: Any, reg: Any) -> None:
+        """Map the encoded folder of ``spec`` (:meth:`TokenSequences.open`) and load the tokenizer stored in it."""
+        from . import load
+        from .encoded import TOKENIZER_FILE
         from .sequences import TokenSequences
+
+        try:
+            self.encoded = TokenSequences.open(spec.encoded)
+            self.encoded_tokenizer = load(spec.encoded / TOKENIZER_FILE, registry=reg)
+        except TokembedError as exc:
+            raise with_context(exc, f"{spec.location}: corpus.encoded: {exc}") from None
+
+    def tokenizer(self, label: str | None) -> Any:
+        """The tokenizer ``label`` names; none named: the encoded folder's (None without an encoded corpus)."""
+        return self.result.tokenizers.get(label) if label else self.encoded_tokenizer
+
+    def of(self, label: str | None, docs: list[str] | None = None, timer: Timer | None = None) -> Any:
+        from .sequences import TokenSequences
+
+        if self.encoded is not None:  # the recipe check made sure every tokenizer is the folder's
+            return self.encoded
 
         own = docs is None
         docs = self.docs.get() if own else docs
@@ -301,11 +348,14 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
                                 f"{'nothing was transformed' if fitted else 'no vectorizer was fitted'}")
 
     # before any fitting: from the documents listed here, or counted by the engine's workers
-    check_nearest(listed.count() if on_engine else len(listed.get()))
+    encoded = sequences.encoded
+    check_nearest(len(encoded) if encoded is not None else listed.count() if on_engine else len(listed.get()))
     source_bytes = source.size_bytes() if hasattr(source, "size_bytes") else None
-    tok = result.tokenizers[pipe.input] if pipe.input is not None else None
+    tok = sequences.tokenizer(pipe.input)
 
     def first_input() -> Any:
+        if encoded is not None:
+            return encoded
         if pipe.input is None:
             return listed.get()
         return sequences.of(pipe.input, None if own else listed.get(), timer)
@@ -351,7 +401,22 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
             save_matrix(out_dir / spec.label, Y)
         X = Y
     if pipe.nearest is not None:
+        if encoded is not None:  # the documents' text, decoded from their ids
+            listed.listed = _Decoded(encoded, tok)  # type: ignore[assignment]
         result.neighbours["vectorizers"] = _nearest_documents(X, pipe.nearest, listed, pipe)
+
+
+class _Decoded:
+    """Document ``i`` of an encoded corpus as text (its ids decoded), for the nearest documents' previews."""
+
+    def __init__(self, seqs: Any, tok: Any):
+        self.seqs, self.tok = seqs, tok
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def __getitem__(self, i: int) -> str:
+        return self.tok.decode([int(t) for t in self.seqs[i]])
 
 
 def _write_parts(stem: Path, parts: list, spec) -> dict[str, Any]:
@@ -422,7 +487,7 @@ def _nearest_documents(Y: Any, query: int, docs: _Documents, pipe: Any = None, t
 
 def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences, out_dir: Path, timer: Timer,
                   quiet: bool, engine=None, corpus_bytes: int = 0) -> None:
-    tok = result.tokenizers.get(spec.input) if spec.input else None
+    tok = sequences.tokenizer(spec.input)
     emb = recipe.build(spec)
     if tok is not None:
         # what the embedder takes from its tokenizer (the recipe checked any value it sets against the plan)

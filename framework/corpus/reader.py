@@ -405,6 +405,8 @@ def open_corpus(spec: Any) -> Any:
     """
     from itertools import islice
 
+    if spec.source == "encoded":  # token ids, not text: TokenSequences.open(spec.encoded) reads them
+        raise CorpusError(f"{spec.value}: an encoded folder holds token ids, not text to read as documents")
     kwargs: dict[str, Any] = {"format": spec.format, "errors": spec.errors, "unit": spec.unit}
     if spec.field is not None:
         kwargs["field"] = spec.field

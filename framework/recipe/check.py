@@ -18,7 +18,9 @@ from ..components import describe_limit
 from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
+from .compare_specs import LoadSpec
 from .corpus import check_corpus
+from .load import check_load
 from .engine import check_engine
 from .evaluate import check_evaluate
 from .nodes import (
@@ -77,6 +79,7 @@ class _Checker:
         self.ctx = Context(problems, registry, base_dir, stage=self.stage)
         self.valid: set[tuple[str, str]] = set()  # (section, label) of stages without problems
         self.nodes: dict[tuple[str, str], dict[str, Node]] = {}  # (section, label) -> field/param -> value node
+        self.encoded = False  # corpus: {encoded: DIR}: the stages read the folder's token ids, not text
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def where(self, node: Node) -> str:
@@ -123,7 +126,7 @@ class _Checker:
         evaluate_only = "evaluate" in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS)
         corpus = None
         if "corpus" in top:
-            corpus = check_corpus(self.ctx, top["corpus"][1], limits=comparing)
+            corpus = check_corpus(self.ctx, top["corpus"][1], limits=comparing, encoded=not comparing)
         elif not comparing and not evaluate_only:
             self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
                                               "or {dataset: NAME}")
@@ -136,6 +139,7 @@ class _Checker:
                 f"compare.tokenizers.{first} is"
             self.problems.add(root, "corpus", f"missing: {who} trained on the recipe's corpus: add "
                                               "{builtin: moby-dick}, {path: FILE_OR_GLOB} or {dataset: NAME}")
+        self.encoded = corpus is not None and corpus.source == "encoded"
         tokenizers = self.labelled("tokenizers", top["tokenizers"][1]) if "tokenizers" in top else ()
         embedders = self.labelled("embedders", top["embedders"][1]) if "embedders" in top else ()
         pipeline = self.pipeline(top["vectorizers"][1], {s.label for s in (*tokenizers, *embedders)}) \
@@ -158,7 +162,9 @@ class _Checker:
                               "vectorizers.save_matrix", "partitions: the matrix is written partition by partition "
                               "by the engine's workers: add an engine: section (engine: {type: dask}, or "
                               "{type: local, partition_mb: 64}) or use save_matrix: true")
-        self.cross_checks(tokenizers, pipeline, embedders)
+        self.cross_checks(tokenizers, pipeline, embedders, encoded=self.encoded)
+        if self.encoded:
+            self.encoded_checks(corpus, tokenizers, pipeline, embedders, engine, top)
         if evaluate is not None and embedders and "evaluate" in top:
             self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
         if self.problems or (corpus is None and compare is None and not evaluate_only):
@@ -192,10 +198,62 @@ class _Checker:
             if why:
                 self.problems.add(knode, join_path(section, label), why)
                 continue
-            spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
+            if section == "tokenizers" and isinstance(vnode, MappingNode) and any(
+                    k == "load" for k, _, _ in mapping_items(vnode)):
+                spec: Any = check_load(self.ctx, label, vnode, join_path(section, label))
+                self.nodes[(section, label)] = {"<stage>": vnode, "load": next(
+                    v for k, _, v in mapping_items(vnode) if k == "load")}
+            else:
+                spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
             if spec is not None:
                 specs.append(spec)
         return tuple(specs)
+
+    # -- corpus: {encoded: DIR} ---------------------------------------------------------------------------------
+    def encoded_checks(self, corpus: Any, tokenizers: tuple[Any, ...], pipeline: PipelineSpec | None,
+                       embedders: tuple[ComponentSpec, ...], engine: Any, top: dict[str, tuple[Node, Node]]) -> None:
+        """A recipe that starts from token ids: no tokenizer is trained (there is no text), a tokenizer read with
+        ``load:`` is the one that encoded the folder (its digest against the manifest's), and no stage asks for
+        the corpus's text (a batch, another unit, the engine's text partitions)."""
+        from ..encode import tokenizer_digest
+
+        folder = corpus.value
+        for spec in tokenizers:
+            nodes = self.nodes.get(("tokenizers", spec.label), {})
+            if isinstance(spec, LoadSpec):
+                kept = self.ctx.kept.get(spec.label)
+                if kept is None:
+                    continue
+                try:
+                    digest = tokenizer_digest(kept[0])
+                except Exception as exc:  # a plugin whose save breaks: say so here rather than mid-run
+                    self.problems.add(nodes.get("load") or nodes["<stage>"], f"tokenizers.{spec.label}.load",
+                                      f"cannot compute the tokenizer's digest: {type(exc).__name__}: {exc}")
+                    continue
+                if digest != corpus.digest:
+                    self.problems.add(nodes.get("load") or nodes["<stage>"], f"tokenizers.{spec.label}.load",
+                                      f"{spec.value}: this tokenizer's digest {digest} is not the digest of the "
+                                      f"tokenizer that encoded corpus.encoded {folder} ({corpus.digest}, in its "
+                                      "encoded.json): the ids would mean other tokens; load the tokenizer saved in "
+                                      "the folder, or drop this stage (the folder's own tokenizer is used)")
+            else:
+                self.problems.add(nodes.get("<stage>") or top["tokenizers"][1], f"tokenizers.{spec.label}",
+                                  f"trains a tokenizer, but corpus: is an encoded folder ({folder}): token ids, no "
+                                  "text to train on. Drop the stage (the folder's own tokenizer is used) or load the "
+                                  "tokenizer that encoded it: {load: " + f"{folder}/tokenizer.tokembed.json}}")
+        for spec in embedders:
+            if spec.batch is not None:
+                nodes = self.nodes.get(("embedders", spec.label), {})
+                self.problems.add(nodes.get("<stage>"), f"embedders.{spec.label}.batch",
+                                  "encodes the corpus's first lines of text, and corpus: is an encoded folder (token "
+                                  "ids): drop batch:")
+        if pipeline is not None and pipeline.unit is not None:
+            node = next(v for k, _, v in mapping_items(top["vectorizers"][1]) if k == "unit")
+            self.problems.add(node, "vectorizers.unit", "reads the corpus's text by another unit, and corpus: is an "
+                                                        "encoded folder (its documents are fixed): drop unit:")
+        if engine is not None:
+            self.problems.add(top["engine"][1], "engine", "counts text partitions on its workers, and corpus: is an "
+                                                          "encoded folder, read mapped on this machine: drop engine:")
 
     def pipeline(self, node: Node, taken: set[str]) -> PipelineSpec | None:
         if _is_null(node):
@@ -246,7 +304,7 @@ class _Checker:
                 self.problems.add(steps_node.value[int(spec.label)], f"vectorizers.steps.{spec.label}",
                                   f"{spec.type} reads {'a matrix' if kind == 'matrix' else 'documents'}, but {where}")
         no_input = "input" not in fields or _is_null(fields["input"])  # input: null is the raw text too
-        if inp is None and no_input and specs and not getattr(specs[0].cls, "reads_text", True):
+        if inp is None and no_input and specs and not getattr(specs[0].cls, "reads_text", True) and not self.encoded:
             self.problems.add(steps_node.value[int(specs[0].label)], f"vectorizers.steps.{specs[0].label}",
                               f"{specs[0].type} counts token sequences and has no pre-tokenizer of its own: give "
                               "the pipeline an input: tokenizer of this recipe")
@@ -490,7 +548,7 @@ class _Checker:
 
     # -- across stages ------------------------------------------------------------------------------------------
     def cross_checks(self, tokenizers: tuple[ComponentSpec, ...], pipeline: PipelineSpec | None,
-                     embedders: tuple[ComponentSpec, ...]) -> None:
+                     embedders: tuple[ComponentSpec, ...], encoded: bool = False) -> None:
         toks = {s.label: s for s in tokenizers}
         tok_labels = list(toks)
         listing = f"tokenizers: {', '.join(tok_labels)}" if tok_labels else "the recipe has no tokenizers"
@@ -503,7 +561,7 @@ class _Checker:
             if ("embedders", spec.label) in self.valid:
                 self._batch_vs_max_len(spec, nodes)
             if spec.input is None:
-                if "input" not in nodes:
+                if "input" not in nodes and not encoded:  # encoded corpus: the folder's own tokenizer
                     self.problems.add(nodes["<stage>"], f"embedders.{spec.label}.input",
                                       f"missing: the tokenizer whose output it reads ({listing})")
                 continue

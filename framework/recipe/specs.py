@@ -57,10 +57,11 @@ class CorpusSpec:
 
     Attributes
     ----------
-    source : {"path", "builtin", "dataset"}
-        Where the documents come from.
+    source : {"path", "builtin", "dataset", "encoded"}
+        Where the documents come from (``encoded``: a folder ``tokembed encode`` wrote, token ids instead of text).
     value : str
-        The path or glob as written, the bundled text's name, or the dataset's name.
+        The path or glob as written, the bundled text's name, the dataset's name, or the encoded folder as
+        written.
     paths : tuple of Path
         For ``path`` sources (and fetched datasets): the files, absolute, globs expanded and folders listed
         recursively in sorted order; empty for ``builtin``.
@@ -81,9 +82,12 @@ class CorpusSpec:
     sample_lines : int or None
         Read ``sample_lines`` documents spread evenly over the whole corpus (document ``i * total // n`` for
         ``i < n``; two passes: the first counts). At most one of ``max_lines`` and ``sample_lines`` is set.
+    digest : str or None
+        ``encoded`` sources: the SHA-256 of the tokenizer that wrote the folder, from its manifest
+        (:func:`tokembed.encode.tokenizer_digest`); ``paths`` then holds the folder, absolute.
     """
 
-    source: Literal["path", "builtin", "dataset"]
+    source: Literal["path", "builtin", "dataset", "encoded"]
     value: str
     paths: tuple[Path, ...] = ()
     format: Literal["text", "jsonl"] = "text"
@@ -94,6 +98,12 @@ class CorpusSpec:
     base: Path | None = _field(default=None, compare=False)
     max_lines: int | None = None
     sample_lines: int | None = None
+    digest: str | None = None
+
+    @property
+    def encoded(self) -> Path | None:
+        """The encoded folder (absolute) of an ``encoded`` source, else None."""
+        return self.paths[0] if self.source == "encoded" and self.paths else None
 
     def describe(self) -> str:
         """``builtin:moby-dick``, ``path:data/*.txt (3 files)``, ``dataset:prose_mix (20,000 lines sampled)``."""
@@ -109,12 +119,14 @@ class CorpusSpec:
 
     def absolute_value(self) -> str:
         """``value``, made absolute for ``path`` sources (``~`` expanded, joined to :attr:`base`)."""
-        if self.source != "path":
+        if self.source not in ("path", "encoded"):
             return self.value
         value = Path(self.value).expanduser()
         return str(value if value.is_absolute() or self.base is None else self.base / value)
 
     def as_dict(self) -> dict[str, Any]:
+        if self.source == "encoded":  # token ids: how the text was read is the folder's own
+            return {"encoded": self.absolute_value()}
         out: dict[str, Any] = {self.source: self.absolute_value(), "format": self.format}
         if self.format == "jsonl":
             out["field"] = self.field

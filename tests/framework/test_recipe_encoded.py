@@ -1,0 +1,112 @@
+"""A recipe that starts from an encoded folder (``corpus: {encoded: DIR}``): the folder's own tokenizer or a
+``load:``\\ ed one whose digest matches the manifest's, never a trained one; validate reads only the manifest."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tokembed.corpus import Corpus, read_documents
+from tokembed.encode import encode_corpus, tokenizer_digest
+from tokembed.errors import RecipeError
+from tokembed.recipe import load_recipe
+from tokembed.runner import run_recipe
+
+TFIDF = """\
+vectorizers:
+  steps: [{type: tfidf}]
+"""
+
+
+@pytest.fixture()
+def work(tmp_path) -> Path:
+    """small.txt (300 lines of Moby-Dick and some blank ones), the word tokenizer trained on it (tok.tokembed.json),
+    another one (other.tokembed.json, min_frequency 3) and the corpus encoded with the first into enc/."""
+    from tokembed.plugins.word.tokenizer import WordTokenizer
+
+    lines = Corpus.builtin("moby-dick").head(300)
+    (tmp_path / "small.txt").write_text("\n".join(lines[:150] + ["", "  "] + lines[150:]) + "\n", encoding="utf-8")
+    tok = WordTokenizer(min_frequency=2).fit(read_documents(tmp_path / "small.txt"))
+    tok.save(tmp_path / "tok.tokembed.json")
+    WordTokenizer(min_frequency=3).fit(read_documents(tmp_path / "small.txt")).save(tmp_path / "other.tokembed.json")
+    encode_corpus(tok, read_documents(tmp_path / "small.txt"), tmp_path / "enc", progress=False)
+    return tmp_path
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder / name
+
+
+def test_a_run_from_the_encoded_folder_fits_what_a_run_from_the_text_fits(work):
+    text = _write(work, "text.yaml", "corpus: {path: small.txt}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
+                                      "vectorizers:\n  input: words\n  steps: [{type: tfidf}]\n")
+    enc = _write(work, "enc.yaml", "corpus: {encoded: enc}\n" + TFIDF)  # the folder's own tokenizer
+    loaded = _write(work, "loaded.yaml", "corpus: {encoded: enc}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
+                                         "vectorizers:\n  input: words\n  steps: [{type: tfidf}]\n")
+    for recipe in (text, enc, loaded):
+        run_recipe(recipe, out=work / f"run-{recipe.stem}", quiet=True)
+    reference = (work / "run-text" / "tfidf.tokembed.json").read_bytes()
+    for name in ("enc", "loaded"):
+        assert (work / f"run-{name}" / "tfidf.tokembed.json").read_bytes() == reference
+        a, b = (np.load(work / f"run-{n}" / "tfidf.npz") for n in ("text", name))
+        assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    assert not (work / "run-enc" / "metrics.json").exists()  # no text to measure a tokenizer on
+    # the loaded tokenizer is saved into the run as any recipe tokenizer; it is the folder's, byte for byte
+    assert (work / "run-loaded" / "words.tokembed.json").read_bytes() == (work / "tok.tokembed.json").read_bytes()
+
+
+def test_validate_refuses_a_tokenizer_that_did_not_encode_the_folder_naming_both_digests(work):
+    from tokembed import load
+
+    recipe = _write(work, "r.yaml", "corpus: {encoded: enc}\ntokenizers:\n  words: {load: other.tokembed.json}\n"
+                                    + TFIDF)
+    with pytest.raises(RecipeError) as info:
+        load_recipe(recipe)
+    message = str(info.value)
+    mine, folders = tokenizer_digest(load(work / "other.tokembed.json")), tokenizer_digest(load(work / "tok.tokembed.json"))
+    assert mine != folders and mine in message and folders in message
+    assert re.search(r"r\.yaml:3:\d+: tokenizers\.words\.load: ", message), message
+
+
+def test_a_recipe_that_trains_its_tokenizer_on_an_encoded_folder_is_refused(work):
+    recipe = _write(work, "r.yaml", "corpus: {encoded: enc}\ntokenizers:\n  words: {type: word}\n" + TFIDF)
+    with pytest.raises(RecipeError, match=r"r\.yaml:3:\d+: tokenizers\.words: trains a tokenizer, but corpus: is an "
+                                          r"encoded folder"):
+        load_recipe(recipe)
+
+
+def test_validate_reads_the_manifest_not_the_ids(work):
+    recipe = _write(work, "r.yaml", "corpus: {encoded: enc}\n" + TFIDF)
+    (work / "enc" / "ids.npy").write_bytes(b"not an array")  # a run would refuse it; validate never opens it
+    spec = load_recipe(recipe).corpus
+    assert spec.encoded == (work / "enc").absolute()
+    assert spec.as_dict() == {"encoded": str((work / "enc").absolute())}
+
+
+@pytest.mark.parametrize("corpus, problem", [
+    ("{encoded: nowhere}", r"corpus\.encoded: \S*nowhere: no such folder.*relative to the recipe file"),
+    ("{encoded: small.txt}", r"corpus\.encoded: \S*small.txt: is a file"),
+    ("{encoded: enc, unit: file}", r"corpus\.unit: not used with encoded"),
+    ("{encoded: nano}", r"corpus\.encoded: nano: holds the 'nanogpt' layout"),
+])
+def test_a_bad_encoded_corpus_is_a_problem_at_its_line(work, corpus, problem):
+    from tokembed import load
+
+    encode_corpus(load(work / "tok.tokembed.json"), ["a b"], work / "nano", format="nanogpt", eot_id=0,
+                  progress=False)
+    recipe = _write(work, "r.yaml", f"corpus: {corpus}\n" + TFIDF)
+    with pytest.raises(RecipeError, match=r"r\.yaml:1:\d+: " + problem):
+        load_recipe(recipe)
+
+
+def test_stages_that_need_the_text_are_refused_with_an_encoded_corpus(work):
+    recipe = _write(work, "r.yaml", "corpus: {encoded: enc}\nvectorizers:\n  unit: paragraph\n  steps: [{type: tfidf}]\n"
+                                    "engine: {type: local}\n")
+    with pytest.raises(RecipeError) as info:
+        load_recipe(recipe)
+    assert "vectorizers.unit: reads the corpus's text by another unit" in str(info.value)
+    assert "engine: counts text partitions" in str(info.value)
