@@ -134,6 +134,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from .encode import encode_corpus
     from .errors import ArtifactError, CorpusError
 
+    _refuse_other_tokenizer_files(args.tokenizer)
     tok = load(args.tokenizer, registry=_registry(args))
     if getattr(tok, "kind", None) != "tokenizer":
         kind = getattr(tok, "kind", None) or "component"
@@ -155,6 +156,35 @@ def cmd_encode(args: argparse.Namespace) -> int:
           f"MB of text in {summary.seconds:.1f} s, {summary.mb_per_s:.1f} MB/s): {summary.folder} "
           f"({summary.format} layout)")
     return 0
+
+
+def _refuse_other_tokenizer_files(path: str) -> None:
+    """``tokembed encode`` reads a saved tokembed tokenizer: another tokenizer file (tiktoken ranks, a Hugging Face
+    tokenizer.json, ...) is named as what it is, with how to save it as one, instead of "not a valid JSON
+    artifact"."""
+    from pathlib import Path
+
+    from .errors import ArtifactError, TokembedError
+    from .export import load_format, recognise_tokenizer_file
+
+    if not Path(path).is_file():
+        return  # load() says there is no such file
+    accepted = "tokembed encode reads a saved tokembed tokenizer (<label>.tokembed.json, as tokembed run writes)"
+    try:
+        key, _ = recognise_tokenizer_file(path)
+    except ArtifactError:
+        return  # a .json that is not JSON: load() names the line
+    except TokembedError:
+        with open(path, "rb") as fh:
+            if fh.read(64).lstrip().startswith(b"{"):
+                return  # JSON: load() says what it holds (an embedder, another JSON)
+        raise ArtifactError(f"{path}: not a tokenizer file tokembed knows; {accepted}") from None
+    if key == "tokembed":
+        return
+    fmt, what = load_format(key)
+    raise ArtifactError(f"{path}: is {what}, not a saved tokembed tokenizer; {accepted}. Save it as one first: "
+                        f"read it with the {fmt.method}() of the tokenizer class that reads it, then "
+                        ".save('NAME.tokembed.json') (docs/encode.md does so for GPT-2's ranks)")
 
 
 def _warm_step(step: str) -> tuple[float, float]:
