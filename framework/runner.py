@@ -160,6 +160,8 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
             for fmt in getattr(spec, "exports", ()):
                 with timer.step(f"export tokenizer {spec.label} as {fmt}"):
                     export_into_run(tok, fmt, out_dir, spec.label)
+            if getattr(spec, "encode", None) is not None:
+                _encode_corpus(tok, spec, corpus, corpus_bytes, out_dir, timer, quiet)
             result.tokenizers[spec.label] = tok
             if not metrics or corpus is None:  # an encoded corpus has no text to measure on
                 continue
@@ -247,6 +249,18 @@ def _loaded_tokenizer(recipe, spec, timer: Timer) -> Any:
             seconds = time.perf_counter() - started
     timer.table[name]["seconds"] = round(seconds, 4)
     return tok
+
+
+def _encode_corpus(tok, spec, corpus, corpus_bytes: int, out_dir: Path, timer: Timer, quiet: bool) -> None:
+    """A tokenizer stage's ``encode:``: the corpus's token ids, written by :func:`tokembed.encode.encode_corpus`
+    (as ``tokembed encode`` writes them) into ``<label>.encoded`` of the run folder or the folder it names."""
+    from .encode import encode_corpus
+
+    enc = spec.encode
+    out = enc.out if enc.out is not None else out_dir / f"{spec.label}.encoded"
+    with timer.step(f"encode corpus {spec.label} ({enc.format})", corpus_bytes):
+        encode_corpus(tok, corpus, out, format=enc.format, eot_id=enc.eot_id, corpus=corpus.describe(),
+                      total_bytes=corpus_bytes or None, progress=not quiet)
 
 
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:

@@ -20,6 +20,7 @@ from .compare import check_compare, trained_labels
 from .context import Context
 from .compare_specs import LoadSpec
 from .corpus import check_corpus
+from .encode import check_encode
 from .load import check_load
 from .engine import check_engine
 from .evaluate import check_evaluate
@@ -44,11 +45,11 @@ __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "compare", "engine", "output")
 #: Stage keys that are not component parameters, per kind.
 RESERVED: dict[str, tuple[str, ...]] = {
-    "tokenizer": ("type", "preset", "export"),
+    "tokenizer": ("type", "preset", "export", "encode"),
     "vectorizer": ("type", "preset"),
     "embedder": ("type", "preset", "input", "batch", "nearest"),
 }
-_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest", "export")
+_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest", "export", "encode")
 #: ``batch:`` keys of an embedder: type and range.
 BATCH_FIELDS: dict[str, tuple[Any, Any]] = {
     "lines": (int, Interval(int, 1, None)),
@@ -359,7 +360,8 @@ class _Checker:
                        "batch": "only embedders embed a batch",
                        "nearest": "only embedders have word vectors to show neighbours of (for documents, set "
                                   "vectorizers.nearest)",
-                       "export": "only tokenizers are exported to other libraries' formats"}[key]
+                       "export": "only tokenizers are exported to other libraries' formats",
+                       "encode": "only a tokenizer encodes the corpus into token ids"}[key]
                 self.problems.add(knode, join_path(path, key), f"not used by {kind}s: {why}")
             else:
                 given[key] = (knode, vnode)
@@ -436,11 +438,18 @@ class _Checker:
             nearest = () if value is INVALID or value is None else tuple(value)
         exports = self._exports(fields["export"][1], join_path(path, "export"), cls, params) \
             if "export" in fields and not _is_null(fields["export"][1]) else ()
+        encode = None
+        if "encode" in fields:
+            plan = self._ask(ComponentSpec(label, kind, type_name, params, cls=cls), "plan",
+                             {k: thaw(v, ANY) for k, v in params.items()})
+            encode = check_encode(self.ctx, fields["encode"][1], join_path(path, "encode"),
+                                  getattr(plan, "vocab_size", None))
+            nodes["encode"] = fields["encode"][1]
         self.nodes[(section, label)] = nodes
         if len(self.problems) == before:
             self.valid.add((section, label))
         return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
-                             self.where(node), cls, nearest, exports)
+                             self.where(node), cls, nearest, exports, encode)
 
     def _exports(self, node: Node, path: str, cls: type, params: dict[str, Any]) -> tuple[str, ...]:
         """A tokenizer's ``export:`` list: each format known and writable by the class with these parameters

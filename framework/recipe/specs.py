@@ -16,7 +16,7 @@ from typing import Any, Literal, Mapping
 from ..errors import RecipeError
 from .params import class_params, plain_data, thaw
 
-__all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "Recipe", "SECTIONS"]
+__all__ = ["BatchSpec", "EncodeSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "Recipe", "SECTIONS"]
 
 #: Recipe section -> component kind.
 SECTIONS: dict[str, str] = {"tokenizers": "tokenizer", "vectorizers": "vectorizer", "embedders": "embedder"}
@@ -49,6 +49,37 @@ class BatchSpec:
     def as_dict(self) -> dict[str, Any]:
         return {"lines": self.lines, "padding": self.padding, "truncation": self.truncation,
                 "max_length": self.max_length}
+
+
+@dataclass(frozen=True)
+class EncodeSpec:
+    """Where a run writes the corpus's token ids with a fitted tokenizer (``encode:`` of a tokenizer stage), by
+    :func:`tokembed.encode.encode_corpus`.
+
+    Attributes
+    ----------
+    format : {"tokembed", "nanogpt", "megatron"}
+        The layout (:mod:`tokembed.encoded`).
+    out : Path or None
+        The folder, absolute (relative to the recipe file as written); None: ``<label>.encoded`` in the run folder.
+    eot_id : int or None
+        The id written after each document (``nanogpt``: default the tokenizer's end-of-text token).
+    location : str
+        ``FILE:LINE:COL`` of ``encode:``.
+    """
+
+    format: str = "tokembed"
+    out: Path | None = None
+    eot_id: int | None = None
+    location: str = _field(default="", compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": self.format}
+        if self.out is not None:
+            out["out"] = str(self.out)
+        if self.eot_id is not None:
+            out["eot_id"] = self.eot_id
+        return out
 
 
 @dataclass(frozen=True)
@@ -171,6 +202,8 @@ class ComponentSpec:
     exports : tuple of str
         Tokenizers: the formats of :data:`tokembed.export.EXPORT_FORMATS` a run also writes the fitted tokenizer
         in (``export: [hf, tiktoken]``).
+    encode : EncodeSpec or None
+        Tokenizers: where the run writes the corpus's token ids once the tokenizer is fitted (``encode:``).
     """
 
     label: str
@@ -184,10 +217,11 @@ class ComponentSpec:
     cls: type | None = _field(default=None, repr=False, compare=False)
     nearest: tuple[str, ...] = ()
     exports: tuple[str, ...] = ()
+    encode: EncodeSpec | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The stage as the resolved recipe writes it: type, input, parameters sorted by name, batch, nearest,
-        export."""
+        export, encode."""
         out: dict[str, Any] = {"type": self.type}
         if self.input is not None:
             out["input"] = self.input
@@ -199,6 +233,8 @@ class ComponentSpec:
             out["nearest"] = list(self.nearest)
         if self.exports:
             out["export"] = list(self.exports)
+        if self.encode is not None:
+            out["encode"] = self.encode.as_dict()
         return out
 
     def build(self) -> Any:
