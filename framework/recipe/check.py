@@ -18,8 +18,7 @@ from ..components import describe_limit
 from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
-from .compare_specs import LoadSpec
-from .corpus import check_corpus
+from .corpus import check_corpus, check_encoded_stages
 from .encode import check_encode
 from .load import check_load
 from .engine import check_engine
@@ -165,7 +164,10 @@ class _Checker:
                               "{type: local, partition_mb: 64}) or use save_matrix: true")
         self.cross_checks(tokenizers, pipeline, embedders, encoded=self.encoded)
         if self.encoded:
-            self.encoded_checks(corpus, tokenizers, pipeline, embedders, engine, top)
+            pipe = top.get("vectorizers", (None, None))[1]
+            check_encoded_stages(self.ctx, corpus, tokenizers, embedders, self.nodes, engine=top.get("engine"),
+                                 unit=next((v for k, _, v in mapping_items(pipe) if k == "unit"), None)
+                                 if isinstance(pipe, MappingNode) and pipeline is not None else None)
         if evaluate is not None and embedders and "evaluate" in top:
             self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
         if self.problems or (corpus is None and compare is None and not evaluate_only):
@@ -201,60 +203,29 @@ class _Checker:
                 continue
             if section == "tokenizers" and isinstance(vnode, MappingNode) and any(
                     k == "load" for k, _, _ in mapping_items(vnode)):
-                spec: Any = check_load(self.ctx, label, vnode, join_path(section, label))
-                self.nodes[(section, label)] = {"<stage>": vnode, "load": next(
-                    v for k, _, v in mapping_items(vnode) if k == "load")}
+                spec: Any = self.loaded(label, vnode, join_path(section, label))
             else:
                 spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
             if spec is not None:
                 specs.append(spec)
         return tuple(specs)
 
-    # -- corpus: {encoded: DIR} ---------------------------------------------------------------------------------
-    def encoded_checks(self, corpus: Any, tokenizers: tuple[Any, ...], pipeline: PipelineSpec | None,
-                       embedders: tuple[ComponentSpec, ...], engine: Any, top: dict[str, tuple[Node, Node]]) -> None:
-        """A recipe that starts from token ids: no tokenizer is trained (there is no text), a tokenizer read with
-        ``load:`` is the one that encoded the folder (its digest against the manifest's), and no stage asks for
-        the corpus's text (a batch, another unit, the engine's text partitions)."""
-        from ..encode import tokenizer_digest
-
-        folder = corpus.value
-        for spec in tokenizers:
-            nodes = self.nodes.get(("tokenizers", spec.label), {})
-            if isinstance(spec, LoadSpec):
-                kept = self.ctx.kept.get(spec.label)
-                if kept is None:
-                    continue
-                try:
-                    digest = tokenizer_digest(kept[0])
-                except Exception as exc:  # a plugin whose save breaks: say so here rather than mid-run
-                    self.problems.add(nodes.get("load") or nodes["<stage>"], f"tokenizers.{spec.label}.load",
-                                      f"cannot compute the tokenizer's digest: {type(exc).__name__}: {exc}")
-                    continue
-                if digest != corpus.digest:
-                    self.problems.add(nodes.get("load") or nodes["<stage>"], f"tokenizers.{spec.label}.load",
-                                      f"{spec.value}: this tokenizer's digest {digest} is not the digest of the "
-                                      f"tokenizer that encoded corpus.encoded {folder} ({corpus.digest}, in its "
-                                      "encoded.json): the ids would mean other tokens; load the tokenizer saved in "
-                                      "the folder, or drop this stage (the folder's own tokenizer is used)")
-            else:
-                self.problems.add(nodes.get("<stage>") or top["tokenizers"][1], f"tokenizers.{spec.label}",
-                                  f"trains a tokenizer, but corpus: is an encoded folder ({folder}): token ids, no "
-                                  "text to train on. Drop the stage (the folder's own tokenizer is used) or load the "
-                                  "tokenizer that encoded it: {load: " + f"{folder}/tokenizer.tokembed.json}}")
-        for spec in embedders:
-            if spec.batch is not None:
-                nodes = self.nodes.get(("embedders", spec.label), {})
-                self.problems.add(nodes.get("<stage>"), f"embedders.{spec.label}.batch",
-                                  "encodes the corpus's first lines of text, and corpus: is an encoded folder (token "
-                                  "ids): drop batch:")
-        if pipeline is not None and pipeline.unit is not None:
-            node = next(v for k, _, v in mapping_items(top["vectorizers"][1]) if k == "unit")
-            self.problems.add(node, "vectorizers.unit", "reads the corpus's text by another unit, and corpus: is an "
-                                                        "encoded folder (its documents are fixed): drop unit:")
-        if engine is not None:
-            self.problems.add(top["engine"][1], "engine", "counts text partitions on its workers, and corpus: is an "
-                                                          "encoded folder, read mapped on this machine: drop engine:")
+    def loaded(self, label: str, node: MappingNode, path: str) -> Any:
+        """A ``{load: FILE}`` stage under ``tokenizers:`` (as in ``compare.tokenizers``), which may also
+        ``encode:`` the corpus with the tokenizer read."""
+        items = mapping_items(node)
+        encode_node = next((v for k, _, v in items if k == "encode"), None)
+        rest = MappingNode(node.tag, [(k, v) for k, v in node.value if not (isinstance(k, ScalarNode)
+                                                                           and k.value == "encode")],
+                           node.start_mark, node.end_mark)
+        spec = check_load(self.ctx, label, rest, path)
+        self.nodes[("tokenizers", label)] = {"<stage>": node, "load": next(v for k, _, v in items if k == "load")}
+        if spec is None or encode_node is None:
+            return spec
+        self.nodes[("tokenizers", label)]["encode"] = encode_node
+        kept = self.ctx.kept.get(label)
+        vocab = kept[0].get_vocab_size() if kept is not None else None
+        return _replace(spec, encode=check_encode(self.ctx, encode_node, join_path(path, "encode"), vocab))
 
     def pipeline(self, node: Node, taken: set[str]) -> PipelineSpec | None:
         if _is_null(node):

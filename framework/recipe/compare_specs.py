@@ -67,6 +67,8 @@ class LoadSpec:
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
     merges: Path | None = None
+    #: ``encode:`` of a ``tokenizers:`` stage of a run recipe (:class:`~tokembed.recipe.specs.EncodeSpec`).
+    encode: Any = None
     kind = "tokenizer"
 
     def as_dict(self) -> dict[str, Any]:
@@ -79,6 +81,8 @@ class LoadSpec:
             out["type"] = self.type
         for name in sorted(self.params):
             out[name] = plain_data(self.params[name])
+        if self.encode is not None:
+            out["encode"] = self.encode.as_dict()
         return out
 
 

@@ -20,7 +20,7 @@ from ..params import Interval
 from .params import INVALID, coerce
 from .specs import CorpusSpec
 
-__all__ = ["ENCODED", "check_encoded", "CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
+__all__ = ["ENCODED", "check_encoded", "check_encoded_stages", "CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
            "dataset_location"]
 
 CORPUS_SOURCES = ("path", "builtin", "dataset")
@@ -214,6 +214,57 @@ def check_encoded(ctx: Context, node: MappingNode, where: str = "corpus") -> Cor
         return None
     return CorpusSpec(ENCODED, value, (folder,), location=problems.where(node), base=base.absolute(),
                       digest=digest)
+
+
+def check_encoded_stages(ctx: Context, corpus: CorpusSpec, tokenizers: tuple[Any, ...], embedders: tuple[Any, ...],
+                         nodes: dict[tuple[str, str], dict[str, Node]], engine: tuple[Node, Node] | None = None,
+                         unit: Node | None = None) -> None:
+    """The stages of a recipe that starts from token ids (``corpus: {encoded: DIR}``): no tokenizer is trained or
+    encodes (there is no text), a tokenizer read with ``load:`` is the one that encoded the folder (its digest
+    against the manifest's, :func:`tokembed.encode.tokenizer_digest`), and nothing asks for the corpus's text: an
+    embedder's ``batch:``, ``vectorizers.unit`` (its node ``unit``), an ``engine:`` (its key and value nodes).
+    ``nodes``: (section, label) -> the stage's nodes (``"<stage>"``, ``"load"``, ``"encode"``)."""
+    from ..encode import tokenizer_digest
+    from .compare_specs import LoadSpec
+
+    problems, folder = ctx.problems, corpus.value
+    for spec in tokenizers:
+        at = nodes.get(("tokenizers", spec.label), {})
+        if getattr(spec, "encode", None) is not None:
+            problems.add(at.get("encode") or at["<stage>"], f"tokenizers.{spec.label}.encode",
+                         f"corpus: is already encoded ({folder}): there is no text to encode")
+        if not isinstance(spec, LoadSpec):
+            problems.add(at["<stage>"], f"tokenizers.{spec.label}",
+                         f"trains a tokenizer, but corpus: is an encoded folder ({folder}): token ids, no text to "
+                         "train on. Drop the stage (the folder's own tokenizer is used) or load the tokenizer that "
+                         "encoded it: {load: " + f"{folder}/tokenizer.tokembed.json}}")
+            continue
+        kept = ctx.kept.get(spec.label)
+        if kept is None:
+            continue
+        try:
+            digest = tokenizer_digest(kept[0])
+        except Exception as exc:  # a plugin whose save breaks: say so here rather than mid-run
+            problems.add(at["load"], f"tokenizers.{spec.label}.load",
+                         f"cannot compute the tokenizer's digest: {type(exc).__name__}: {exc}")
+            continue
+        if digest != corpus.digest:
+            problems.add(at["load"], f"tokenizers.{spec.label}.load",
+                         f"{spec.value}: this tokenizer's digest {digest} is not the digest of the tokenizer that "
+                         f"encoded corpus.encoded {folder} ({corpus.digest}, in its encoded.json): the ids would "
+                         "mean other tokens; load the tokenizer saved in the folder, or drop this stage (the "
+                         "folder's own tokenizer is used)")
+    for spec in embedders:
+        if spec.batch is not None:
+            problems.add(nodes.get(("embedders", spec.label), {}).get("<stage>"), f"embedders.{spec.label}.batch",
+                         "encodes the corpus's first lines of text, and corpus: is an encoded folder (token ids): "
+                         "drop batch:")
+    if unit is not None:
+        problems.add(unit, "vectorizers.unit", "reads the corpus's text by another unit, and corpus: is an encoded "
+                                               "folder (its documents are fixed): drop unit:")
+    if engine is not None:
+        problems.add(engine[1], "engine", "counts text partitions on its workers, and corpus: is an encoded folder, "
+                                          "read mapped on this machine: drop engine:")
 
 
 #: At most this many unreadable files are reported one by one; the rest are counted.

@@ -88,3 +88,16 @@ def test_encode_is_a_tokenizer_key_only(work):
                                           encoding="utf-8")
     with pytest.raises(RecipeError, match=r"embedders\.e\.encode: not used by embedders: only a tokenizer encodes"):
         load_recipe(work / "data" / "r.yaml")
+
+
+def test_a_loaded_tokenizer_encodes_too_and_an_encoded_corpus_is_not_encoded_again(work):
+    run_recipe(_recipe(work, f"  bpe: {BPE}, encode: true}}\n"), out=work / "run", quiet=True, metrics=False)
+    loaded = _recipe(work, "  gpt: {load: ../run/bpe.tokembed.json, encode: {format: megatron, out: mega}}\n")
+    run_recipe(loaded, out=work / "run2", quiet=True, metrics=False)
+    seqs = TokenSequences.open(work / "run" / "bpe.encoded")
+    # megatron without eot_id: the documents' ids back to back, as the tokembed layout's ids.npy
+    assert np.array_equal(np.fromfile(work / "data" / "mega" / "tokens.bin", dtype=np.uint16), np.asarray(seqs.ids))
+    (work / "again.yaml").write_text("corpus: {encoded: run/bpe.encoded}\ntokenizers:\n  bpe: {load: "
+                                     "run/bpe.tokembed.json, encode: true}\n", encoding="utf-8")
+    with pytest.raises(RecipeError, match=r"again\.yaml:3:\d+: tokenizers\.bpe\.encode: corpus: is already encoded"):
+        load_recipe(work / "again.yaml")
