@@ -182,7 +182,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
             _run_embedder(recipe, spec, result, corpus, sequences, out_dir, timer, quiet, engine, corpus_bytes)
 
     if recipe.evaluate is not None:
-        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet, docs)
+        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet, docs, sequences)
 
 
 class _Documents:
@@ -432,6 +432,9 @@ class _Decoded:
     def __getitem__(self, i: int) -> str:
         return self.tok.decode([int(t) for t in self.seqs[i]])
 
+    def __iter__(self) -> Iterator[str]:
+        return (self[i] for i in range(len(self)))
+
 
 def _write_parts(stem: Path, parts: list, spec) -> dict[str, Any]:
     """``<label>.parts.json``: the files the workers wrote, in corpus order, with their rows; returns the matrix's
@@ -562,7 +565,7 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
 
 
 def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
-              docs: _Documents | None = None) -> dict[str, Any]:
+              docs: _Documents | None = None, sequences: _Sequences | None = None) -> dict[str, Any]:
     """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets.
     Vectors of a subword tokenizer's pieces are scored on words composed from them (:mod:`tokembed.pieces`), with
     the corpus's 30,000 most frequent words, composed the same way, as the analogy candidates."""
@@ -571,7 +574,8 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
     sources: list[tuple[str, Any, str, Any]] = []  # (label, getter, the recipe's FILE:LINE:COL or "", tokenizer)
     for label, emb in result.embedders.items():
         if getattr(emb, "wv_", None) is not None:
-            tok = result.tokenizers.get(result.embedder_inputs.get(label, ""))
+            tok = result.tokenizers.get(result.embedder_inputs.get(label, "")) if sequences is None else \
+                sequences.tokenizer(result.embedder_inputs.get(label) or None)  # none named: the encoded folder's
             pieces = tok is not None and not getattr(tok, "whole_words", False)
             sources.append((label, lambda emb=emb: emb.wv_, "", tok if pieces else None))
     for vec in spec.vectors:
@@ -590,7 +594,9 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
                 from .pieces import evaluation_table, frequent_words
 
                 if pool is None:
-                    pool = frequent_words(docs.listed if docs is not None and docs.listed is not None else
+                    pool = frequent_words(_Decoded(sequences.encoded, tok)
+                                          if sequences is not None and sequences.encoded is not None else
+                                          docs.listed if docs is not None and docs.listed is not None else
                                           (docs.corpus or []) if docs is not None else [])
                 vectors, composed, options["restrict_vocab"] = evaluation_table(
                     tok, vectors, evaluation_words(spec.sets), pool)

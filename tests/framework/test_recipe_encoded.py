@@ -110,3 +110,57 @@ def test_stages_that_need_the_text_are_refused_with_an_encoded_corpus(work):
         load_recipe(recipe)
     assert "vectorizers.unit: reads the corpus's text by another unit" in str(info.value)
     assert "engine: counts text partitions" in str(info.value)
+
+
+def test_an_embedder_and_nearest_documents_from_the_encoded_folder_match_the_text_run(work):
+    w2v = "{type: word2vec, vector_size: 8, epochs: 1, min_count: 2, workers: 1, seed: 3, show_progress: false"
+    text = _write(work, "text.yaml", "corpus: {path: small.txt}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
+                                      f"embedders:\n  w2v: {w2v}, input: words}}\n"
+                                      "vectorizers: {input: words, steps: [{type: bow}], nearest: 4}\n")
+    enc = _write(work, "enc.yaml", f"corpus: {{encoded: enc}}\nembedders:\n  w2v: {w2v}}}\n"  # input: the folder's
+                                   "vectorizers: {steps: [{type: bow}], nearest: 4}\n")
+    a = run_recipe(text, out=work / "run-text", quiet=True)
+    b = run_recipe(enc, out=work / "run-enc", quiet=True)
+    # one worker and a seed: the same vectors, byte for byte
+    assert sorted(p.name for p in (work / "run-enc").glob("w2v*")) == sorted(p.name for p in (work / "run-text").glob("w2v*"))
+    for p in (work / "run-text").glob("w2v*"):
+        assert p.read_bytes() == (work / "run-enc" / p.name).read_bytes(), p.name
+    near_a, near_b = a.neighbours["vectorizers"], b.neighbours["vectorizers"]
+    assert [(n["document"], n["cosine"]) for n in near_a["nearest"]] == \
+        [(n["document"], n["cosine"]) for n in near_b["nearest"]]
+    assert near_b["text"]  # the document's text, decoded from its ids
+
+
+def test_evaluation_composes_subword_vectors_with_the_folders_tokenizer(tmp_path, monkeypatch):
+    """A BPE-encoded folder: the evaluation words get vectors composed from their pieces with the folder's
+    tokenizer, among the corpus's frequent words decoded from the ids: the same evaluation.json as the text run."""
+    import hashlib
+    import json
+
+    from tokembed.datasets import DATASETS
+    from tokembed.datasets._store import manifest_path
+    from tokembed.plugins.bpe.tokenizer import BPETokenizer
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("TOKEMBED_DATA", str(home))
+    spec = DATASETS["wordsim353"]
+    out = spec.path_in(home)
+    out.write_text("whale\tsea\t8\nship\tboat\t9\ncaptain\tsailor\t7\nwhale\tship\t4\nsea\tcaptain\t2\n",
+                   encoding="utf-8")
+    manifest_path(spec, home).write_text(json.dumps({
+        "name": "wordsim353", "build_version": spec.version, "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
+        "size_bytes": out.stat().st_size}), encoding="utf-8")
+    (tmp_path / "small.txt").write_text("\n".join(Corpus.builtin("moby-dick").head(400)) + "\n", encoding="utf-8")
+    tok = BPETokenizer(vocab_size=300, byte_level=True, seed=0).fit(read_documents(tmp_path / "small.txt"))
+    tok.save(tmp_path / "bpe.tokembed.json")
+    encode_corpus(tok, read_documents(tmp_path / "small.txt"), tmp_path / "enc", progress=False)
+    w2v = "{type: word2vec, vector_size: 8, epochs: 1, min_count: 1, workers: 1, seed: 3, show_progress: false"
+    tail = "evaluate: {sets: [wordsim353]}\n"
+    text = _write(tmp_path, "text.yaml", "corpus: {path: small.txt}\ntokenizers:\n  bpe: {load: bpe.tokembed.json}\n"
+                                         f"embedders:\n  w2v: {w2v}, input: bpe}}\n" + tail)
+    enc = _write(tmp_path, "enc.yaml", f"corpus: {{encoded: enc}}\nembedders:\n  w2v: {w2v}}}\n" + tail)
+    a = run_recipe(text, out=tmp_path / "run-text", quiet=True)
+    b = run_recipe(enc, out=tmp_path / "run-enc", quiet=True)
+    assert "composed" in a.evaluation["w2v"]  # the pieces were composed into words: the case this test is about
+    assert a.evaluation == b.evaluation
