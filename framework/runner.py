@@ -47,6 +47,8 @@ class RunResult:
     matrices: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: ``"vectorizers"`` -> the nearest documents of one document; embedder label -> word -> nearest words.
     neighbours: dict[str, Any] = field(default_factory=dict)
+    #: The corpus was token ids (``corpus: {encoded: DIR}``): no text, so no tokenizer metrics.
+    encoded: bool = False
 
 
 def run_recipe(
@@ -139,6 +141,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
     sequences = _Sequences(result, docs, quiet)
     if recipe.corpus is not None and recipe.corpus.encoded is not None:
         sequences.open_encoded(recipe.corpus, reg)
+        result.encoded = True
     if engine is not None:
         from .errors import EngineError
 

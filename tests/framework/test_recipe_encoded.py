@@ -47,8 +47,8 @@ def test_a_run_from_the_encoded_folder_fits_what_a_run_from_the_text_fits(work):
     enc = _write(work, "enc.yaml", "corpus: {encoded: enc}\n" + TFIDF)  # the folder's own tokenizer
     loaded = _write(work, "loaded.yaml", "corpus: {encoded: enc}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
                                          "vectorizers:\n  input: words\n  steps: [{type: tfidf}]\n")
-    for recipe in (text, enc, loaded):
-        run_recipe(recipe, out=work / f"run-{recipe.stem}", quiet=True)
+    results = {recipe.stem: run_recipe(recipe, out=work / f"run-{recipe.stem}", quiet=True)
+               for recipe in (text, enc, loaded)}
     reference = (work / "run-text" / "tfidf.tokembed.json").read_bytes()
     for name in ("enc", "loaded"):
         assert (work / f"run-{name}" / "tfidf.tokembed.json").read_bytes() == reference
@@ -57,6 +57,11 @@ def test_a_run_from_the_encoded_folder_fits_what_a_run_from_the_text_fits(work):
     assert not (work / "run-enc" / "metrics.json").exists()  # no text to measure a tokenizer on
     # the loaded tokenizer is saved into the run as any recipe tokenizer; it is the folder's, byte for byte
     assert (work / "run-loaded" / "words.tokembed.json").read_bytes() == (work / "tok.tokembed.json").read_bytes()
+    from tokembed.tables import summary_table
+
+    assert re.search(r"tokenizer words \(word\): [\d,]+ entries, loaded in [\d.]+ s \(not measured: the corpus is "
+                     r"token ids\)", summary_table(results["loaded"]))
+    assert "tokenizer words" not in summary_table(results["text"])  # measured: in the metrics table instead
 
 
 def test_validate_refuses_a_tokenizer_that_did_not_encode_the_folder_naming_both_digests(work):
