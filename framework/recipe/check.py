@@ -18,6 +18,7 @@ from ..components import describe_limit
 from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
+from .compare_specs import LoadSpec
 from .corpus import check_corpus, check_encoded_stages
 from .encode import check_encode
 from .load import check_load
@@ -80,6 +81,8 @@ class _Checker:
         self.valid: set[tuple[str, str]] = set()  # (section, label) of stages without problems
         self.nodes: dict[tuple[str, str], dict[str, Node]] = {}  # (section, label) -> field/param -> value node
         self.encoded = False  # corpus: {encoded: DIR}: the stages read the folder's token ids, not text
+        self.encoded_folder = Path()
+        self._encoded_plan: tuple[Any, str, type | None] | None = None
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def where(self, node: Node) -> str:
@@ -140,6 +143,8 @@ class _Checker:
             self.problems.add(root, "corpus", f"missing: {who} trained on the recipe's corpus: add "
                                               "{builtin: moby-dick}, {path: FILE_OR_GLOB} or {dataset: NAME}")
         self.encoded = corpus is not None and corpus.source == "encoded"
+        if self.encoded:
+            self.encoded_folder = corpus.encoded
         tokenizers = self.labelled("tokenizers", top["tokenizers"][1]) if "tokenizers" in top else ()
         embedders = self.labelled("embedders", top["embedders"][1]) if "embedders" in top else ()
         pipeline = self.pipeline(top["vectorizers"][1], {s.label for s in (*tokenizers, *embedders)}) \
@@ -541,15 +546,18 @@ class _Checker:
             if ("embedders", spec.label) in self.valid:
                 self._batch_vs_max_len(spec, nodes)
             if spec.input is None:
-                if "input" not in nodes and not encoded:  # encoded corpus: the folder's own tokenizer
+                if "input" not in nodes and not encoded:
                     self.problems.add(nodes["<stage>"], f"embedders.{spec.label}.input",
                                       f"missing: the tokenizer whose output it reads ({listing})")
+                elif encoded and "input" not in nodes and ("embedders", spec.label) in self.valid:
+                    self._embedder_vs_tokenizer(spec, nodes, *self._folder_plan())  # the folder's own tokenizer
                 continue
             if spec.input not in toks:
                 self._bad_input(nodes["input"], f"embedders.{spec.label}.input", spec.input, tok_labels, listing)
                 continue
-            if ("embedders", spec.label) in self.valid and ("tokenizers", spec.input) in self.valid:
-                self._embedder_vs_tokenizer(spec, toks[spec.input], nodes)
+            if ("embedders", spec.label) in self.valid:
+                self._embedder_vs_tokenizer(spec, nodes, self._plan(toks[spec.input]), spec.input,
+                                            toks[spec.input].cls)
         if pipeline is not None and pipeline.input is not None and pipeline.input not in toks:
             node = self.nodes[("vectorizers", "")]["input"]
             self._bad_input(node, "vectorizers.input", pipeline.input, tok_labels, listing)
@@ -583,23 +591,62 @@ class _Checker:
         self.problems.add(node, path, f"no tokenizer {name!r} in this recipe.{did_you_mean(name, labels)} "
                                       f"{listing[0].upper()}{listing[1:]}")
 
-    def _embedder_vs_tokenizer(self, emb: ComponentSpec, tok: ComponentSpec, nodes: dict[str, Node]) -> None:
+    def _plan(self, tok: Any) -> Any:
+        """The :class:`~tokembed.components.TokenizerPlan` of a tokenizer stage: planned from its parameters
+        (:meth:`tokembed.Tokenizer.plan`), or, for a ``{load:}`` stage, what the tokenizer read is; None when it
+        cannot be known (a stage with problems)."""
+        if isinstance(tok, LoadSpec):
+            kept = self.ctx.kept.get(tok.label)
+            return None if kept is None else _fitted_plan(kept[0])
+        if ("tokenizers", tok.label) not in self.valid:
+            return None
+        return self._ask(tok, "plan", self._thawed(tok))
+
+    def _folder_plan(self) -> tuple[Any, str, type | None]:
+        """``(plan, label, class)`` of the tokenizer stored in the encoded corpus folder (its file read, never the
+        ids); ``(None, "", None)`` when it cannot be read (the run says why)."""
+        from ..components import read_artifact
+        from ..encoded import TOKENIZER_FILE
+
+        if self._encoded_plan is None:
+            self._encoded_plan = (None, "", None)
+            try:
+                data = read_artifact(self.encoded_folder / TOKENIZER_FILE)
+                cls = self.registry.get("tokenizer", str(data.get("type")))
+                tok = cls.from_dict(data, source=str(self.encoded_folder / TOKENIZER_FILE))
+                self._encoded_plan = (_fitted_plan(tok), f"{self.encoded_folder.name} (corpus.encoded)", cls)
+            except Exception:
+                pass
+        return self._encoded_plan
+
+    def _embedder_vs_tokenizer(self, emb: ComponentSpec, nodes: dict[str, Node], plan: Any, label: str,
+                               tok_cls: type | None) -> None:
         """The embedder's parameters against its tokenizer's plan (:meth:`tokembed.Tokenizer.plan`, checked by
         :meth:`tokembed.Embedder.check_tokenizer_plan`), and a padded batch against the tokenizer's pad token."""
-        plan = self._ask(tok, "plan", self._thawed(tok))
         if plan is None:
             return
-        for param, message in self._ask(emb, "check_tokenizer_plan", self._thawed(emb), plan, tok.label) or ():
+        for param, message in self._ask(emb, "check_tokenizer_plan", self._thawed(emb), plan, label) or ():
             where = nodes.get(param) if param else None
             self.problems.add(where or nodes["<stage>"],
                               f"embedders.{emb.label}" + (f".{param}" if param else ""), message)
         if emb.batch is not None and emb.batch.padding is not False and plan.pad_token is None:
             node = nodes.get("batch.padding") or nodes["<stage>"]
             self.problems.add(node, f"embedders.{emb.label}.batch.padding",
-                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null"
-                              + ("" if tok.cls.__module__.startswith("tokembed.") else
-                                 f" ({tok.cls.__qualname__} declares none: a tokenizer is padded when its plan() "
+                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {label!r} has pad_token: null"
+                              + ("" if tok_cls is None or tok_cls.__module__.startswith("tokembed.") else
+                                 f" ({tok_cls.__qualname__} declares none: a tokenizer is padded when its plan() "
                                  "names a pad_token, see docs/plugins.md)"))
+
+
+def _fitted_plan(tok: Any) -> Any:
+    """What a fitted tokenizer is, as a :class:`~tokembed.components.TokenizerPlan`: its vocabulary size, the ids
+    of its special tokens, and its pad token when the vocabulary has it."""
+    from ..components import TokenizerPlan
+
+    ids = {t: tok.token_to_id(t) for t in getattr(tok, "special_tokens_", ()) or ()}
+    pad = getattr(tok, "pad_token", None)
+    return TokenizerPlan(int(tok.get_vocab_size()), {t: int(i) for t, i in ids.items() if i is not None},
+                         pad if isinstance(pad, str) and tok.token_to_id(pad) is not None else None)
 
 
 def _has_grid(node: Node) -> bool:

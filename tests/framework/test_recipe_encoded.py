@@ -169,3 +169,20 @@ def test_evaluation_composes_subword_vectors_with_the_folders_tokenizer(tmp_path
     b = run_recipe(enc, out=tmp_path / "run-enc", quiet=True)
     assert "composed" in a.evaluation["w2v"]  # the pieces were composed into words: the case this test is about
     assert a.evaluation == b.evaluation
+
+
+def test_validate_checks_an_embedder_against_the_folders_tokenizer_and_a_loaded_one(work):
+    from tokembed import load
+
+    n = load(work / "tok.tokembed.json").get_vocab_size()
+    emb = "{type: sinusoidal, d_model: 4, max_len: 8, vocab_size: 10"
+    for name, text in (("own", f"corpus: {{encoded: enc}}\nembedders:\n  pos: {emb}}}\n"),
+                       ("loaded", "corpus: {encoded: enc}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
+                                  f"embedders:\n  pos: {emb}, input: words}}\n"),
+                       ("text", "corpus: {path: small.txt}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
+                                f"embedders:\n  pos: {emb}, input: words}}\n")):
+        with pytest.raises(RecipeError, match=rf"embedders\.pos\.vocab_size: 10 is smaller than the vocab_size of "
+                                              rf"tokenizer '[^']+' \({n}\)"):
+            load_recipe(_write(work, f"{name}.yaml", text))
+    ok = _write(work, "ok.yaml", f"corpus: {{encoded: enc}}\nembedders:\n  pos: {emb.replace('10', str(n))}}}\n")
+    assert load_recipe(ok).embedders[0].params["vocab_size"] == n
