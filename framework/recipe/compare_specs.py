@@ -12,6 +12,7 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from ..errors import RecipeError
 from .params import plain_data
 from .specs import ComponentSpec, CorpusSpec
 
@@ -70,6 +71,12 @@ class LoadSpec:
     #: ``encode:`` of a ``tokenizers:`` stage of a run recipe (:class:`~tokembed.recipe.specs.EncodeSpec`).
     encode: Any = None
     kind = "tokenizer"
+
+    def build(self) -> Any:
+        """A ``{load:}`` stage is read, not built: raises :class:`~tokembed.errors.RecipeError` saying how to get
+        its tokenizer (:func:`tokembed.recipe.load.load_tokenizer`)."""
+        raise RecipeError(f"{self.location}: {self.label}: read from {self.path}, not built from parameters; get the "
+                          "tokenizer with tokembed.recipe.load.load_tokenizer(spec, recipe.kept)")
 
     def as_dict(self) -> dict[str, Any]:
         """The stage as the resolved recipe writes it: ``load`` (an absolute path, or ``{dataset: NAME}``), the

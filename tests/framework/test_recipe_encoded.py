@@ -186,3 +186,11 @@ def test_validate_checks_an_embedder_against_the_folders_tokenizer_and_a_loaded_
             load_recipe(_write(work, f"{name}.yaml", text))
     ok = _write(work, "ok.yaml", f"corpus: {{encoded: enc}}\nembedders:\n  pos: {emb.replace('10', str(n))}}}\n")
     assert load_recipe(ok).embedders[0].params["vocab_size"] == n
+
+
+def test_a_loaded_stage_says_how_to_get_its_tokenizer_instead_of_being_built(work):
+    recipe = load_recipe(_write(work, "r.yaml", "corpus: {encoded: enc}\ntokenizers:\n  words: {load: "
+                                                "tok.tokembed.json}\n" + TFIDF))
+    with pytest.raises(RecipeError, match=r"words: read from .*tok\.tokembed\.json, not built from parameters; get "
+                                          r"the tokenizer with tokembed\.recipe\.load\.load_tokenizer"):
+        recipe.build("tokenizers.words")
