@@ -130,10 +130,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import load
-    from .corpus import Corpus, builtin_names
+    from .corpus import Corpus, builtin_names, implied_format, read_documents
     from .encode import encode_corpus
-    from .errors import ArtifactError
+    from .errors import ArtifactError, CorpusError
 
+    _refuse_other_tokenizer_files(args.tokenizer)
     tok = load(args.tokenizer, registry=_registry(args))
     if getattr(tok, "kind", None) != "tokenizer":
         kind = getattr(tok, "kind", None) or "component"
@@ -144,14 +145,46 @@ def cmd_encode(args: argparse.Namespace) -> int:
         kwargs.update(format="jsonl", field=args.field)
     if args.corpus in builtin_names() and not Path(args.corpus).exists():
         corpus = Corpus.builtin(args.corpus, **kwargs)
-    else:
-        corpus = Corpus.from_path(args.corpus, **kwargs)
+    else:  # read as a recipe's corpus: {path:} is (docs/recipes.md#documents)
+        if not args.field and implied_format(args.corpus) == "jsonl":
+            raise CorpusError(f"{args.corpus}: JSON Lines (by its name): give --field KEY, the key holding each "
+                              "record's text")
+        corpus = read_documents(args.corpus, **kwargs)
     summary = encode_corpus(tok, corpus, args.out, format=args.format, eot_id=args.eot_id,
                             corpus=str(args.corpus), total_bytes=corpus.size_bytes(), progress=not args.quiet)
     print(f"encoded {summary.documents:,} documents into {summary.tokens:,} tokens ({summary.text_bytes / 1e6:,.1f} "
           f"MB of text in {summary.seconds:.1f} s, {summary.mb_per_s:.1f} MB/s): {summary.folder} "
           f"({summary.format} layout)")
     return 0
+
+
+def _refuse_other_tokenizer_files(path: str) -> None:
+    """``tokembed encode`` reads a saved tokembed tokenizer: another tokenizer file (tiktoken ranks, a Hugging Face
+    tokenizer.json, ...) is named as what it is, with how to save it as one, instead of "not a valid JSON
+    artifact"."""
+    from pathlib import Path
+
+    from .errors import ArtifactError, TokembedError
+    from .export import load_format, recognise_tokenizer_file
+
+    if not Path(path).is_file():
+        return  # load() says there is no such file
+    accepted = "tokembed encode reads a saved tokembed tokenizer (<label>.tokembed.json, as tokembed run writes)"
+    try:
+        key, _ = recognise_tokenizer_file(path)
+    except ArtifactError:
+        return  # a .json that is not JSON: load() names the line
+    except TokembedError:
+        with open(path, "rb") as fh:
+            if fh.read(64).lstrip().startswith(b"{"):
+                return  # JSON: load() says what it holds (an embedder, another JSON)
+        raise ArtifactError(f"{path}: not a tokenizer file tokembed knows; {accepted}") from None
+    if key == "tokembed":
+        return
+    fmt, what = load_format(key)
+    raise ArtifactError(f"{path}: is {what}, not a saved tokembed tokenizer; {accepted}. Save it as one first: "
+                        f"read it with the {fmt.method}() of the tokenizer class that reads it, then "
+                        ".save('NAME.tokembed.json') (docs/encode.md does so for GPT-2's ranks)")
 
 
 def _warm_step(step: str) -> tuple[float, float]:
@@ -277,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "or Megatron-LM layout)")
     p.add_argument("tokenizer", help="a saved tokenizer, e.g. runs/quickstart/bpe8k.tokembed.json")
     p.add_argument("corpus", help="a text file, folder or glob (.gz read transparently), or a bundled text's name "
-                                  "(moby-dick); one document per line, blank lines skipped, as in a recipe")
+                                  "(moby-dick); one document per line, blank lines skipped, as a recipe reads it")
     p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (replaced whole if it holds "
                                                               "only an earlier tokembed output)")
     p.add_argument("--format", choices=list(ENCODE_FORMATS), default="tokembed",

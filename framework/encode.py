@@ -11,6 +11,7 @@ manifest.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import struct
 import tempfile
@@ -36,7 +37,7 @@ from .errors import TokembedError
 from .io import atomic_write_json, dumps_json
 from .runs import RunFolder
 
-__all__ = ["EncodeSummary", "encode_corpus", "tokenizer_digest"]
+__all__ = ["EncodeSummary", "encode_corpus", "options_problem", "tokenizer_digest"]
 
 _BATCH_CHARS = 1 << 22  # about 4 MB of text per encode_ids call
 _BATCH_DOCS = 16384
@@ -65,6 +66,25 @@ def tokenizer_digest(tokenizer: Any) -> str:
         path = Path(tmp) / TOKENIZER_FILE
         tokenizer.save(path)
         return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def options_problem(format: str, eot_id: int | None, vocab_size: int | None) -> str | None:
+    """Why ``format`` and ``eot_id`` cannot encode with a vocabulary of ``vocab_size`` entries (None: not known yet,
+    the size-dependent rules are skipped), or None. The rules of :func:`encode_corpus` that need no fitted
+    tokenizer, so that a recipe's ``encode:`` is checked by validate with the same words."""
+    if format not in ENCODE_FORMATS:
+        return f"format must be one of {', '.join(ENCODE_FORMATS)}, got {format!r}"
+    if eot_id is not None and not (isinstance(eot_id, int) and not isinstance(eot_id, bool) and eot_id >= 0
+                                   and (vocab_size is None or eot_id < vocab_size)):
+        bound = f"in [0, {vocab_size - 1}]" if vocab_size is not None else ">= 0"
+        return f"the end-of-text id (--eot-id) must be an id of the vocabulary, {bound}, got {eot_id!r}"
+    if format == "tokembed" and eot_id is not None:  # it would be dropped without a word
+        return ("the end-of-text id (--eot-id) applies to the nanogpt and megatron formats; the tokembed layout "
+                "keeps each document's ids apart (offsets.npy) and writes no end-of-text id")
+    if format == "nanogpt" and vocab_size is not None and id_dtype(vocab_size) != np.uint16:
+        return (f"the nanogpt format stores ids as uint16 (at most 65,535), but this tokenizer's vocabulary has "
+                f"{vocab_size:,} entries; use the tokembed or megatron format")
+    return None
 
 
 # -- writers ----------------------------------------------------------------------------------------------------
@@ -192,8 +212,8 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         Fitted. No special token is added (``encode_ids``); ``nanogpt`` (and ``megatron`` when ``eot_id`` is given)
         put the end-of-text id between documents.
     documents : iterable of str
-        Read once, streamed (a :class:`~tokembed.corpus.Corpus` applies the recipe's rule: blank and
-        whitespace-only lines are not documents).
+        Read once, streamed; :func:`tokembed.corpus.read_documents` reads corpus files by the recipe's rule
+        (docs/recipes.md, "Documents").
     out : path
         The folder to write; replaced whole if it holds only what an earlier run wrote (as a run folder).
     format : {"tokembed", "nanogpt", "megatron"}
@@ -218,37 +238,33 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         end-of-text id; an ``eot_id`` outside the vocabulary, or given for ``tokembed``; an empty corpus. Nothing
         is left under ``out`` (the partial files go to ``<out>.incomplete``).
     """
-    if format not in ENCODE_FORMATS:
-        raise TokembedError(f"encode: format must be one of {', '.join(ENCODE_FORMATS)}, got {format!r}")
     if isinstance(documents, str):
         raise TokembedError("encode: documents must be an iterable of str, got one str; wrap it in a list")
     vocab_size = int(tokenizer.get_vocab_size())
     dtype = id_dtype(vocab_size)
-    if eot_id is not None and not (isinstance(eot_id, int) and 0 <= eot_id < vocab_size):
-        raise TokembedError(f"encode: --eot-id must be an id of the vocabulary, in [0, {vocab_size - 1}], got "
-                            f"{eot_id!r}")
-    if format == "tokembed" and eot_id is not None:  # it would be dropped without a word
-        raise TokembedError("encode: --eot-id applies to the nanogpt and megatron formats; the tokembed layout "
-                            "keeps each document's ids apart (offsets.npy) and writes no end-of-text id")
+    problem = options_problem(format, eot_id, vocab_size)
+    if problem is not None:
+        raise TokembedError(f"encode: {problem}")
     if format == "nanogpt":
-        if dtype != np.uint16:
-            raise TokembedError(f"encode: the nanogpt format stores ids as uint16 (at most 65,535), but this "
-                                f"tokenizer's vocabulary has {vocab_size:,} entries; use --format tokembed or "
-                                "megatron")
         eot_id = end_of_text_id(tokenizer) if eot_id is None else eot_id
         if eot_id is None:
             raise TokembedError("encode: the nanogpt format puts an end-of-text id between documents, and this "
                                 "tokenizer has no <|endoftext|> or eos token; give one with --eot-id ID")
     if format == "megatron" and dtype != np.uint16:
         dtype = np.dtype(np.int32)  # Megatron reads int32 ids (its dtype code 4) beyond 16 bits
-    bar = _progress_bar(total_bytes, progress)
     start = time.perf_counter()
+    batches = _batches(documents)
+    first = next(batches, None)  # before any file is made: an empty corpus leaves nothing behind
+    if first is None:
+        raise TokembedError(f"encode: the corpus{' ' + corpus if corpus else ''} holds no document (empty, or only "
+                            "blank lines: docs/recipes.md#documents); nothing was written")
+    bar = _progress_bar(total_bytes, progress)
 
     def work(folder: Path) -> EncodeSummary:
         writer = _Writer(folder, format, dtype, eot_id)
         nbytes = 0
         try:
-            for batch, size in _batches(documents):
+            for batch, size in itertools.chain([first], batches):
                 ids, lengths = tokenizer.encode_ids(batch)
                 writer.add(np.asarray(ids), np.asarray(lengths, dtype=np.int64))
                 nbytes += size
@@ -256,8 +272,6 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
                     bar.update(size)
         finally:
             writer.close()
-        if writer.documents == 0:
-            raise TokembedError("encode: the corpus holds no document")
         tokenizer.save(folder / TOKENIZER_FILE)
         digest = hashlib.sha256((folder / TOKENIZER_FILE).read_bytes()).hexdigest()
         if format == "tokembed":

@@ -47,6 +47,8 @@ class RunResult:
     matrices: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: ``"vectorizers"`` -> the nearest documents of one document; embedder label -> word -> nearest words.
     neighbours: dict[str, Any] = field(default_factory=dict)
+    #: The corpus was token ids (``corpus: {encoded: DIR}``): no text, so no tokenizer metrics.
+    encoded: bool = False
 
 
 def run_recipe(
@@ -111,7 +113,9 @@ def run_recipe(
 def _run(recipe, reg, out_dir: Path, quiet: bool, metrics: bool = True) -> RunResult:
     corpus_at = recipe.corpus.location if recipe.corpus is not None else None
     corpus = None
-    if recipe.corpus is not None:
+    if recipe.corpus is not None and recipe.corpus.encoded is not None:
+        pass  # token ids, opened mapped by _Sequences: no text to read
+    elif recipe.corpus is not None:
         try:
             corpus = open_corpus(recipe.corpus)
         except CorpusError as exc:
@@ -134,6 +138,10 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
 
     corpus_bytes = corpus.size_bytes() if corpus is not None else 0
     docs = _Documents(corpus)
+    sequences = _Sequences(result, docs, quiet)
+    if recipe.corpus is not None and recipe.corpus.encoded is not None:
+        sequences.open_encoded(recipe.corpus, reg)
+        result.encoded = True
     if engine is not None:
         from .errors import EngineError
 
@@ -144,16 +152,21 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
                 raise with_context(exc, f"{recipe.engine.location}: engine: {exc}") from None
     for spec in recipe.tokenizers:
         with stage(spec, corpus_at=corpus_at):
-            tok = recipe.build(spec)
-            _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
+            if getattr(spec, "loader", None) is not None:  # {load: FILE}: read by the recipe check, not trained
+                tok = _loaded_tokenizer(recipe, spec, timer)
+            else:
+                tok = recipe.build(spec)
+                _fit_tokenizer(tok, spec.label, corpus, corpus_bytes, engine, timer, quiet)
             if engine is not None and engine.last_documents is not None:
                 docs.counted = engine.last_documents  # the corpus's documents, counted by the workers
             tok.save(out_dir / f"{spec.label}.tokembed.json")
             for fmt in getattr(spec, "exports", ()):
                 with timer.step(f"export tokenizer {spec.label} as {fmt}"):
                     export_into_run(tok, fmt, out_dir, spec.label)
+            if getattr(spec, "encode", None) is not None:
+                _encode_corpus(tok, spec, corpus, corpus_bytes, out_dir, timer, quiet)
             result.tokenizers[spec.label] = tok
-            if not metrics:
+            if not metrics or corpus is None:  # an encoded corpus has no text to measure on
                 continue
             if not _measure_on_engine(tok, spec.label, corpus, corpus_bytes, engine, reg, result, timer, quiet):
                 listed = docs.get()  # read once, after the first fit, and shared by every tokenizer's evaluation
@@ -161,10 +174,9 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
                     result.metrics[spec.label] = tokenizer_metrics(
                         tok, progress(listed, f"evaluate {spec.label}", quiet), registry=reg
                     )
-        if metrics:  # written after each tokenizer, so a later failure keeps what was measured (in .incomplete)
+        if metrics and corpus is not None:  # after each tokenizer: a later failure keeps what was measured
             atomic_write_json(out_dir / "metrics.json", {"corpus": corpus.describe(), "tokenizers": result.metrics})
 
-    sequences = _Sequences(result, docs, quiet)
     if recipe.vectorizers is not None:
         _run_pipeline(recipe, result, sequences, corpus, docs, out_dir, timer, corpus_at, quiet, engine)
 
@@ -173,7 +185,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
             _run_embedder(recipe, spec, result, corpus, sequences, out_dir, timer, quiet, engine, corpus_bytes)
 
     if recipe.evaluate is not None:
-        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet, docs)
+        result.evaluation = _evaluate(recipe.evaluate, result, out_dir, timer, quiet, docs, sequences)
 
 
 class _Documents:
@@ -224,6 +236,36 @@ def _measure_on_engine(tok, label: str, corpus, corpus_bytes: int, engine, reg, 
     return True
 
 
+def _loaded_tokenizer(recipe, spec, timer: Timer) -> Any:
+    """The tokenizer of a ``{load: FILE}`` stage: the one the recipe check read (handed over once), else read now;
+    its reading time is the step's."""
+    from .recipe.load import read_tokenizer
+
+    name = f"load tokenizer {spec.label}"
+    with timer.step(name):
+        kept = recipe.kept.pop(spec.label, None)
+        if kept is not None:
+            tok, seconds = kept
+        else:
+            started = time.perf_counter()
+            tok = read_tokenizer(spec)  # an error is placed at the stage by stage()
+            seconds = time.perf_counter() - started
+    timer.table[name]["seconds"] = round(seconds, 4)
+    return tok
+
+
+def _encode_corpus(tok, spec, corpus, corpus_bytes: int, out_dir: Path, timer: Timer, quiet: bool) -> None:
+    """A tokenizer stage's ``encode:``: the corpus's token ids, written by :func:`tokembed.encode.encode_corpus`
+    (as ``tokembed encode`` writes them) into ``<label>.encoded`` of the run folder or the folder it names."""
+    from .encode import encode_corpus
+
+    enc = spec.encode
+    out = enc.out if enc.out is not None else out_dir / f"{spec.label}.encoded"
+    with timer.step(f"encode corpus {spec.label} ({enc.format})", corpus_bytes):
+        encode_corpus(tok, corpus, out, format=enc.format, eot_id=enc.eot_id, corpus=corpus.describe(),
+                      total_bytes=corpus_bytes or None, progress=not quiet)
+
+
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:
     """Fit one tokenizer. With an engine (``engine:`` in the recipe) and a tokenizer that fits from partial counts,
     the corpus is counted on the engine (``partial_counts`` of each partition, merged in corpus order) and the
@@ -247,9 +289,31 @@ class _Sequences:
     def __init__(self, result: RunResult, docs: _Documents, quiet: bool):
         self.result, self.docs, self.quiet = result, docs, quiet
         self.cache: dict[tuple[str, int], Any] = {}
+        #: ``corpus: {encoded: DIR}``: the folder's mapped ids, handed to every consumer, and its tokenizer.
+        self.encoded: Any = None
+        self.encoded_tokenizer: Any = None
 
-    def of(self, label: str, docs: list[str] | None = None, timer: Timer | None = None) -> Any:
+    def open_encoded(self, spec: Any, reg: Any) -> None:
+        """Map the encoded folder of ``spec`` (:meth:`TokenSequences.open`) and load the tokenizer stored in it."""
+        from . import load
+        from .encoded import TOKENIZER_FILE
         from .sequences import TokenSequences
+
+        try:
+            self.encoded = TokenSequences.open(spec.encoded)
+            self.encoded_tokenizer = load(spec.encoded / TOKENIZER_FILE, registry=reg)
+        except TokembedError as exc:
+            raise with_context(exc, f"{spec.location}: corpus.encoded: {exc}") from None
+
+    def tokenizer(self, label: str | None) -> Any:
+        """The tokenizer ``label`` names; none named: the encoded folder's (None without an encoded corpus)."""
+        return self.result.tokenizers.get(label) if label else self.encoded_tokenizer
+
+    def of(self, label: str | None, docs: list[str] | None = None, timer: Timer | None = None) -> Any:
+        from .sequences import TokenSequences
+
+        if self.encoded is not None:  # the recipe check made sure every tokenizer is the folder's
+            return self.encoded
 
         own = docs is None
         docs = self.docs.get() if own else docs
@@ -301,11 +365,14 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
                                 f"{'nothing was transformed' if fitted else 'no vectorizer was fitted'}")
 
     # before any fitting: from the documents listed here, or counted by the engine's workers
-    check_nearest(listed.count() if on_engine else len(listed.get()))
+    encoded = sequences.encoded
+    check_nearest(len(encoded) if encoded is not None else listed.count() if on_engine else len(listed.get()))
     source_bytes = source.size_bytes() if hasattr(source, "size_bytes") else None
-    tok = result.tokenizers[pipe.input] if pipe.input is not None else None
+    tok = sequences.tokenizer(pipe.input)
 
     def first_input() -> Any:
+        if encoded is not None:
+            return encoded
         if pipe.input is None:
             return listed.get()
         return sequences.of(pipe.input, None if own else listed.get(), timer)
@@ -351,7 +418,25 @@ def _run_pipeline(recipe, result: RunResult, sequences: _Sequences, corpus, docs
             save_matrix(out_dir / spec.label, Y)
         X = Y
     if pipe.nearest is not None:
+        if encoded is not None:  # the documents' text, decoded from their ids
+            listed.listed = _Decoded(encoded, tok)  # type: ignore[assignment]
         result.neighbours["vectorizers"] = _nearest_documents(X, pipe.nearest, listed, pipe)
+
+
+class _Decoded:
+    """Document ``i`` of an encoded corpus as text (its ids decoded), for the nearest documents' previews."""
+
+    def __init__(self, seqs: Any, tok: Any):
+        self.seqs, self.tok = seqs, tok
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def __getitem__(self, i: int) -> str:
+        return self.tok.decode([int(t) for t in self.seqs[i]])
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[i] for i in range(len(self)))
 
 
 def _write_parts(stem: Path, parts: list, spec) -> dict[str, Any]:
@@ -422,7 +507,7 @@ def _nearest_documents(Y: Any, query: int, docs: _Documents, pipe: Any = None, t
 
 def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences, out_dir: Path, timer: Timer,
                   quiet: bool, engine=None, corpus_bytes: int = 0) -> None:
-    tok = result.tokenizers.get(spec.input) if spec.input else None
+    tok = sequences.tokenizer(spec.input)
     emb = recipe.build(spec)
     if tok is not None:
         # what the embedder takes from its tokenizer (the recipe checked any value it sets against the plan)
@@ -483,7 +568,7 @@ def _run_embedder(recipe, spec, result: RunResult, corpus, sequences: _Sequences
 
 
 def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
-              docs: _Documents | None = None) -> dict[str, Any]:
+              docs: _Documents | None = None, sequences: _Sequences | None = None) -> dict[str, Any]:
     """Score every word-vector embedder of the run (``wv_``) and each pretrained vectors source on the sets.
     Vectors of a subword tokenizer's pieces are scored on words composed from them (:mod:`tokembed.pieces`), with
     the corpus's 30,000 most frequent words, composed the same way, as the analogy candidates."""
@@ -492,7 +577,8 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
     sources: list[tuple[str, Any, str, Any]] = []  # (label, getter, the recipe's FILE:LINE:COL or "", tokenizer)
     for label, emb in result.embedders.items():
         if getattr(emb, "wv_", None) is not None:
-            tok = result.tokenizers.get(result.embedder_inputs.get(label, ""))
+            tok = result.tokenizers.get(result.embedder_inputs.get(label, "")) if sequences is None else \
+                sequences.tokenizer(result.embedder_inputs.get(label) or None)  # none named: the encoded folder's
             pieces = tok is not None and not getattr(tok, "whole_words", False)
             sources.append((label, lambda emb=emb: emb.wv_, "", tok if pieces else None))
     for vec in spec.vectors:
@@ -511,7 +597,9 @@ def _evaluate(spec, result: RunResult, out_dir: Path, timer: Timer, quiet: bool,
                 from .pieces import evaluation_table, frequent_words
 
                 if pool is None:
-                    pool = frequent_words(docs.listed if docs is not None and docs.listed is not None else
+                    pool = frequent_words(_Decoded(sequences.encoded, tok)
+                                          if sequences is not None and sequences.encoded is not None else
+                                          docs.listed if docs is not None and docs.listed is not None else
                                           (docs.corpus or []) if docs is not None else [])
                 vectors, composed, options["restrict_vocab"] = evaluation_table(
                     tok, vectors, evaluation_words(spec.sets), pool)

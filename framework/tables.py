@@ -43,10 +43,12 @@ def summary_table(result: Any) -> str:
         lines.append(f"metrics took {measuring:.1f} s of the run's {timed:.1f} s; tokembed run --no-metrics skips "
                      "them (the tokenizers are still trained and saved)")
     for label, tok in result.tokenizers.items():
-        if label not in result.metrics:  # --no-metrics
-            seconds = result.timings.get(f"fit tokenizer {label}", {}).get("seconds")
-            lines.append(f"tokenizer {label} ({tok.name}): {tok.get_vocab_size():,} entries, trained in "
-                         f"{seconds or 0:.2f} s (not measured: --no-metrics)")
+        if label not in result.metrics:  # --no-metrics, or a corpus of token ids (corpus: {encoded: DIR})
+            loaded = f"load tokenizer {label}" in result.timings
+            seconds = result.timings.get(f"{'load' if loaded else 'fit'} tokenizer {label}", {}).get("seconds")
+            why = "the corpus is token ids" if getattr(result, "encoded", False) else "--no-metrics"
+            lines.append(f"tokenizer {label} ({tok.name}): {tok.get_vocab_size():,} entries, "
+                         f"{'loaded' if loaded else 'trained'} in {seconds or 0:.2f} s (not measured: {why})")
     for label, m in result.matrices.items():
         seconds = result.timings.get(f"fit vectorizer {label}", {}).get("seconds")
         kind = f"sparse, {m['nnz']:,} non-zeros" if m["sparse"] else "dense"

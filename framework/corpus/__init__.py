@@ -21,11 +21,11 @@ from .files import (
     expand_paths,
     read_text,
 )
-from .formats import ERROR_MODES, FORMATS, UNITS, Format
+from .formats import ERROR_MODES, FORMATS, UNITS, Format, implied_format
 from .parallel import ParallelSet, open_parallel
 from .partitions import Partition
-from .reader import Corpus, open_corpus, spread
+from .reader import Corpus, open_corpus, read_documents, spread
 
 __all__ = ["Corpus", "Partition", "ParallelSet", "Format", "FORMATS", "UNITS", "ERROR_MODES", "open_corpus",
-           "open_parallel", "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text",
+           "read_documents", "implied_format", "open_parallel", "spread", "BUILTIN_TEXTS", "builtin_names", "builtin_path", "expand_paths", "read_text",
            "check_file_start", "SNIFF_BYTES"]

@@ -80,6 +80,15 @@ FORMATS: dict[str, Format] = {
                     suffixes=(".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"), units=False, lines=True,
                     description="JSON Lines; each record's string at field: is a document"),
 }
+
+
+def implied_format(path: str) -> str:
+    """The format a path implies when none is given: the first of :data:`FORMATS` whose ``suffixes`` end it
+    (``data.jsonl.gz`` -> ``jsonl``), else ``text``."""
+    return next((name for name, f in FORMATS.items() if f.suffixes and str(path).lower().endswith(f.suffixes)),
+                "text")
+
+
 #: What one document of a text file is.
 UNITS = ("line", "paragraph", "file")
 #: How undecodable bytes are handled.

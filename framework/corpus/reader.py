@@ -8,7 +8,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator, Literal, Sequence
 
 from ..errors import CorpusError, CorpusReadError
 from .files import (
@@ -21,7 +21,7 @@ from .files import (
     builtin_path,
     expand_paths,
 )
-from .formats import ERROR_MODES, FORMATS, UNITS
+from .formats import ERROR_MODES, FORMATS, UNITS, implied_format
 from .partitions import Partition, _blank_line_start, _LineFrom, _line_start, _Range
 
 
@@ -351,6 +351,48 @@ def spread(total: int, n: int) -> list[int]:
     return [i * total // n for i in range(n)]
 
 
+def read_documents(paths: str | os.PathLike | Sequence[str | os.PathLike], *, format: str | None = None,
+                   field: str | None = None, unit: Literal["line", "paragraph", "file"] = "line",
+                   errors: Literal["strict", "replace"] = "strict", name: str | None = None) -> Corpus:
+    """The documents of corpus files, read as a recipe's ``corpus: {path: ...}`` reads them: the one public reader
+    of a corpus path, used by :meth:`tokembed.Tokenizer.fit_files`, ``tokembed encode`` and (through
+    :func:`open_corpus`) recipes, so that the same files and options give the same documents everywhere.
+
+    Documents that are empty or only whitespace are skipped (with ``unit="line"``: blank and whitespace-only lines
+    are not documents); the rule is stated in ``docs/recipes.md`` (section "Documents").
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        Files, folders (every file below, sorted) or globs, relative to the current directory; ``.gz`` read
+        decompressed. Expanded in the order given.
+    format : {"text", "jsonl"}, optional
+        Default: implied by the first path's suffix (:func:`~tokembed.corpus.formats.implied_format`), as in a
+        recipe.
+    field, unit, errors
+        As :class:`Corpus`.
+    name : str, optional
+        A label for messages and reports; default the paths as given.
+
+    Returns
+    -------
+    Corpus
+        Re-iterable and streamed: nothing is read until it is iterated.
+
+    Raises
+    ------
+    CorpusError
+        A path that names no file, an unknown format, unit or error mode, or ``jsonl`` without ``field``.
+    """
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not given:
+        raise CorpusError("read_documents: give at least one path")
+    files = [f for p in given for f in expand_paths(p)]
+    fmt = format if format is not None else implied_format(os.fspath(given[0]))
+    name = name if name is not None else ", ".join(os.fspath(p) for p in given)
+    return Corpus(tuple(files), format=fmt, field=field, unit=unit, errors=errors, name=name)
+
+
 def open_corpus(spec: Any) -> Any:
     """The documents of a recipe's corpus spec (a :class:`tokembed.recipe.CorpusSpec`): a streamed :class:`Corpus`, or a
     list of the documents that ``max_lines`` (the first N) or ``sample_lines`` (N spread evenly, see :func:`spread`)
@@ -363,6 +405,8 @@ def open_corpus(spec: Any) -> Any:
     """
     from itertools import islice
 
+    if spec.source == "encoded":  # token ids, not text: TokenSequences.open(spec.encoded) reads them
+        raise CorpusError(f"{spec.value}: an encoded folder holds token ids, not text to read as documents")
     kwargs: dict[str, Any] = {"format": spec.format, "errors": spec.errors, "unit": spec.unit}
     if spec.field is not None:
         kwargs["field"] = spec.field
@@ -370,8 +414,8 @@ def open_corpus(spec: Any) -> Any:
         corpus = Corpus.builtin(spec.value, **kwargs)
     elif spec.source == "dataset" and not spec.paths:
         corpus = Corpus.dataset(spec.value, **kwargs)
-    else:
-        corpus = Corpus(tuple(spec.paths), name=spec.value, **kwargs)
+    else:  # the files the recipe check expanded, read by the one reader of a corpus path
+        corpus = read_documents(spec.paths, name=spec.value, **kwargs)
     if spec.max_lines is not None:
         return list(islice(corpus, spec.max_lines))
     if spec.sample_lines is not None:

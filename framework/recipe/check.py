@@ -18,7 +18,10 @@ from ..components import describe_limit
 from ..corpus import UNITS
 from .compare import check_compare, trained_labels
 from .context import Context
-from .corpus import check_corpus
+from .compare_specs import LoadSpec
+from .corpus import check_corpus, check_encoded_stages
+from .encode import check_encode
+from .load import check_load
 from .engine import check_engine
 from .evaluate import check_evaluate
 from .nodes import (
@@ -42,11 +45,11 @@ __all__ = ["TOP_KEYS", "RESERVED", "BATCH_FIELDS", "check_recipe"]
 TOP_KEYS = ("corpus", "tokenizers", "vectorizers", "embedders", "evaluate", "compare", "engine", "output")
 #: Stage keys that are not component parameters, per kind.
 RESERVED: dict[str, tuple[str, ...]] = {
-    "tokenizer": ("type", "preset", "export"),
+    "tokenizer": ("type", "preset", "export", "encode"),
     "vectorizer": ("type", "preset"),
     "embedder": ("type", "preset", "input", "batch", "nearest"),
 }
-_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest", "export")
+_ALL_RESERVED = ("type", "preset", "input", "batch", "nearest", "export", "encode")
 #: ``batch:`` keys of an embedder: type and range.
 BATCH_FIELDS: dict[str, tuple[Any, Any]] = {
     "lines": (int, Interval(int, 1, None)),
@@ -77,6 +80,9 @@ class _Checker:
         self.ctx = Context(problems, registry, base_dir, stage=self.stage)
         self.valid: set[tuple[str, str]] = set()  # (section, label) of stages without problems
         self.nodes: dict[tuple[str, str], dict[str, Node]] = {}  # (section, label) -> field/param -> value node
+        self.encoded = False  # corpus: {encoded: DIR}: the stages read the folder's token ids, not text
+        self.encoded_folder = Path()
+        self._encoded_plan: tuple[Any, str, type | None] | None = None
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def where(self, node: Node) -> str:
@@ -123,7 +129,7 @@ class _Checker:
         evaluate_only = "evaluate" in top and not any(k in top and not _is_empty(top[k][1]) for k in SECTIONS)
         corpus = None
         if "corpus" in top:
-            corpus = check_corpus(self.ctx, top["corpus"][1], limits=comparing)
+            corpus = check_corpus(self.ctx, top["corpus"][1], limits=comparing, encoded=not comparing)
         elif not comparing and not evaluate_only:
             self.problems.add(root, "corpus", "missing: a recipe reads {builtin: moby-dick}, {path: FILE_OR_GLOB} "
                                               "or {dataset: NAME}")
@@ -136,6 +142,9 @@ class _Checker:
                 f"compare.tokenizers.{first} is"
             self.problems.add(root, "corpus", f"missing: {who} trained on the recipe's corpus: add "
                                               "{builtin: moby-dick}, {path: FILE_OR_GLOB} or {dataset: NAME}")
+        self.encoded = corpus is not None and corpus.source == "encoded"
+        if self.encoded:
+            self.encoded_folder = corpus.encoded
         tokenizers = self.labelled("tokenizers", top["tokenizers"][1]) if "tokenizers" in top else ()
         embedders = self.labelled("embedders", top["embedders"][1]) if "embedders" in top else ()
         pipeline = self.pipeline(top["vectorizers"][1], {s.label for s in (*tokenizers, *embedders)}) \
@@ -158,7 +167,12 @@ class _Checker:
                               "vectorizers.save_matrix", "partitions: the matrix is written partition by partition "
                               "by the engine's workers: add an engine: section (engine: {type: dask}, or "
                               "{type: local, partition_mb: 64}) or use save_matrix: true")
-        self.cross_checks(tokenizers, pipeline, embedders)
+        self.cross_checks(tokenizers, pipeline, embedders, encoded=self.encoded)
+        if self.encoded:
+            pipe = top.get("vectorizers", (None, None))[1]
+            check_encoded_stages(self.ctx, corpus, tokenizers, embedders, self.nodes, engine=top.get("engine"),
+                                 unit=next((v for k, _, v in mapping_items(pipe) if k == "unit"), None)
+                                 if isinstance(pipe, MappingNode) and pipeline is not None else None)
         if evaluate is not None and embedders and "evaluate" in top:
             self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
         if self.problems or (corpus is None and compare is None and not evaluate_only):
@@ -192,10 +206,31 @@ class _Checker:
             if why:
                 self.problems.add(knode, join_path(section, label), why)
                 continue
-            spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
+            if section == "tokenizers" and isinstance(vnode, MappingNode) and any(
+                    k == "load" for k, _, _ in mapping_items(vnode)):
+                spec: Any = self.loaded(label, vnode, join_path(section, label))
+            else:
+                spec = self.stage(SECTIONS[section], section, label, vnode, join_path(section, label))
             if spec is not None:
                 specs.append(spec)
         return tuple(specs)
+
+    def loaded(self, label: str, node: MappingNode, path: str) -> Any:
+        """A ``{load: FILE}`` stage under ``tokenizers:`` (as in ``compare.tokenizers``), which may also
+        ``encode:`` the corpus with the tokenizer read."""
+        items = mapping_items(node)
+        encode_node = next((v for k, _, v in items if k == "encode"), None)
+        rest = MappingNode(node.tag, [(k, v) for k, v in node.value if not (isinstance(k, ScalarNode)
+                                                                           and k.value == "encode")],
+                           node.start_mark, node.end_mark)
+        spec = check_load(self.ctx, label, rest, path)
+        self.nodes[("tokenizers", label)] = {"<stage>": node, "load": next(v for k, _, v in items if k == "load")}
+        if spec is None or encode_node is None:
+            return spec
+        self.nodes[("tokenizers", label)]["encode"] = encode_node
+        kept = self.ctx.kept.get(label)
+        vocab = kept[0].get_vocab_size() if kept is not None else None
+        return _replace(spec, encode=check_encode(self.ctx, encode_node, join_path(path, "encode"), vocab))
 
     def pipeline(self, node: Node, taken: set[str]) -> PipelineSpec | None:
         if _is_null(node):
@@ -246,7 +281,7 @@ class _Checker:
                 self.problems.add(steps_node.value[int(spec.label)], f"vectorizers.steps.{spec.label}",
                                   f"{spec.type} reads {'a matrix' if kind == 'matrix' else 'documents'}, but {where}")
         no_input = "input" not in fields or _is_null(fields["input"])  # input: null is the raw text too
-        if inp is None and no_input and specs and not getattr(specs[0].cls, "reads_text", True):
+        if inp is None and no_input and specs and not getattr(specs[0].cls, "reads_text", True) and not self.encoded:
             self.problems.add(steps_node.value[int(specs[0].label)], f"vectorizers.steps.{specs[0].label}",
                               f"{specs[0].type} counts token sequences and has no pre-tokenizer of its own: give "
                               "the pipeline an input: tokenizer of this recipe")
@@ -301,7 +336,8 @@ class _Checker:
                        "batch": "only embedders embed a batch",
                        "nearest": "only embedders have word vectors to show neighbours of (for documents, set "
                                   "vectorizers.nearest)",
-                       "export": "only tokenizers are exported to other libraries' formats"}[key]
+                       "export": "only tokenizers are exported to other libraries' formats",
+                       "encode": "only a tokenizer encodes the corpus into token ids"}[key]
                 self.problems.add(knode, join_path(path, key), f"not used by {kind}s: {why}")
             else:
                 given[key] = (knode, vnode)
@@ -378,11 +414,18 @@ class _Checker:
             nearest = () if value is INVALID or value is None else tuple(value)
         exports = self._exports(fields["export"][1], join_path(path, "export"), cls, params) \
             if "export" in fields and not _is_null(fields["export"][1]) else ()
+        encode = None
+        if "encode" in fields:
+            plan = self._ask(ComponentSpec(label, kind, type_name, params, cls=cls), "plan",
+                             {k: thaw(v, ANY) for k, v in params.items()})
+            encode = check_encode(self.ctx, fields["encode"][1], join_path(path, "encode"),
+                                  getattr(plan, "vocab_size", None))
+            nodes["encode"] = fields["encode"][1]
         self.nodes[(section, label)] = nodes
         if len(self.problems) == before:
             self.valid.add((section, label))
         return ComponentSpec(label, kind, type_name, types.MappingProxyType(params), inp, preset_name, batch,
-                             self.where(node), cls, nearest, exports)
+                             self.where(node), cls, nearest, exports, encode)
 
     def _exports(self, node: Node, path: str, cls: type, params: dict[str, Any]) -> tuple[str, ...]:
         """A tokenizer's ``export:`` list: each format known and writable by the class with these parameters
@@ -490,7 +533,7 @@ class _Checker:
 
     # -- across stages ------------------------------------------------------------------------------------------
     def cross_checks(self, tokenizers: tuple[ComponentSpec, ...], pipeline: PipelineSpec | None,
-                     embedders: tuple[ComponentSpec, ...]) -> None:
+                     embedders: tuple[ComponentSpec, ...], encoded: bool = False) -> None:
         toks = {s.label: s for s in tokenizers}
         tok_labels = list(toks)
         listing = f"tokenizers: {', '.join(tok_labels)}" if tok_labels else "the recipe has no tokenizers"
@@ -503,15 +546,18 @@ class _Checker:
             if ("embedders", spec.label) in self.valid:
                 self._batch_vs_max_len(spec, nodes)
             if spec.input is None:
-                if "input" not in nodes:
+                if "input" not in nodes and not encoded:
                     self.problems.add(nodes["<stage>"], f"embedders.{spec.label}.input",
                                       f"missing: the tokenizer whose output it reads ({listing})")
+                elif encoded and "input" not in nodes and ("embedders", spec.label) in self.valid:
+                    self._embedder_vs_tokenizer(spec, nodes, *self._folder_plan())  # the folder's own tokenizer
                 continue
             if spec.input not in toks:
                 self._bad_input(nodes["input"], f"embedders.{spec.label}.input", spec.input, tok_labels, listing)
                 continue
-            if ("embedders", spec.label) in self.valid and ("tokenizers", spec.input) in self.valid:
-                self._embedder_vs_tokenizer(spec, toks[spec.input], nodes)
+            if ("embedders", spec.label) in self.valid:
+                self._embedder_vs_tokenizer(spec, nodes, self._plan(toks[spec.input]), spec.input,
+                                            toks[spec.input].cls)
         if pipeline is not None and pipeline.input is not None and pipeline.input not in toks:
             node = self.nodes[("vectorizers", "")]["input"]
             self._bad_input(node, "vectorizers.input", pipeline.input, tok_labels, listing)
@@ -545,23 +591,62 @@ class _Checker:
         self.problems.add(node, path, f"no tokenizer {name!r} in this recipe.{did_you_mean(name, labels)} "
                                       f"{listing[0].upper()}{listing[1:]}")
 
-    def _embedder_vs_tokenizer(self, emb: ComponentSpec, tok: ComponentSpec, nodes: dict[str, Node]) -> None:
+    def _plan(self, tok: Any) -> Any:
+        """The :class:`~tokembed.components.TokenizerPlan` of a tokenizer stage: planned from its parameters
+        (:meth:`tokembed.Tokenizer.plan`), or, for a ``{load:}`` stage, what the tokenizer read is; None when it
+        cannot be known (a stage with problems)."""
+        if isinstance(tok, LoadSpec):
+            kept = self.ctx.kept.get(tok.label)
+            return None if kept is None else _fitted_plan(kept[0])
+        if ("tokenizers", tok.label) not in self.valid:
+            return None
+        return self._ask(tok, "plan", self._thawed(tok))
+
+    def _folder_plan(self) -> tuple[Any, str, type | None]:
+        """``(plan, label, class)`` of the tokenizer stored in the encoded corpus folder (its file read, never the
+        ids); ``(None, "", None)`` when it cannot be read (the run says why)."""
+        from ..components import read_artifact
+        from ..encoded import TOKENIZER_FILE
+
+        if self._encoded_plan is None:
+            self._encoded_plan = (None, "", None)
+            try:
+                data = read_artifact(self.encoded_folder / TOKENIZER_FILE)
+                cls = self.registry.get("tokenizer", str(data.get("type")))
+                tok = cls.from_dict(data, source=str(self.encoded_folder / TOKENIZER_FILE))
+                self._encoded_plan = (_fitted_plan(tok), f"{self.encoded_folder.name} (corpus.encoded)", cls)
+            except Exception:
+                pass
+        return self._encoded_plan
+
+    def _embedder_vs_tokenizer(self, emb: ComponentSpec, nodes: dict[str, Node], plan: Any, label: str,
+                               tok_cls: type | None) -> None:
         """The embedder's parameters against its tokenizer's plan (:meth:`tokembed.Tokenizer.plan`, checked by
         :meth:`tokembed.Embedder.check_tokenizer_plan`), and a padded batch against the tokenizer's pad token."""
-        plan = self._ask(tok, "plan", self._thawed(tok))
         if plan is None:
             return
-        for param, message in self._ask(emb, "check_tokenizer_plan", self._thawed(emb), plan, tok.label) or ():
+        for param, message in self._ask(emb, "check_tokenizer_plan", self._thawed(emb), plan, label) or ():
             where = nodes.get(param) if param else None
             self.problems.add(where or nodes["<stage>"],
                               f"embedders.{emb.label}" + (f".{param}" if param else ""), message)
         if emb.batch is not None and emb.batch.padding is not False and plan.pad_token is None:
             node = nodes.get("batch.padding") or nodes["<stage>"]
             self.problems.add(node, f"embedders.{emb.label}.batch.padding",
-                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {tok.label!r} has pad_token: null"
-                              + ("" if tok.cls.__module__.startswith("tokembed.") else
-                                 f" ({tok.cls.__qualname__} declares none: a tokenizer is padded when its plan() "
+                              f"{emb.batch.padding!r} needs a pad token, but tokenizer {label!r} has pad_token: null"
+                              + ("" if tok_cls is None or tok_cls.__module__.startswith("tokembed.") else
+                                 f" ({tok_cls.__qualname__} declares none: a tokenizer is padded when its plan() "
                                  "names a pad_token, see docs/plugins.md)"))
+
+
+def _fitted_plan(tok: Any) -> Any:
+    """What a fitted tokenizer is, as a :class:`~tokembed.components.TokenizerPlan`: its vocabulary size, the ids
+    of its special tokens, and its pad token when the vocabulary has it."""
+    from ..components import TokenizerPlan
+
+    ids = {t: tok.token_to_id(t) for t in getattr(tok, "special_tokens_", ()) or ()}
+    pad = getattr(tok, "pad_token", None)
+    return TokenizerPlan(int(tok.get_vocab_size()), {t: int(i) for t, i in ids.items() if i is not None},
+                         pad if isinstance(pad, str) and tok.token_to_id(pad) is not None else None)
 
 
 def _has_grid(node: Node) -> bool:

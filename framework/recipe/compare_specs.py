@@ -12,6 +12,7 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from ..errors import RecipeError
 from .params import plain_data
 from .specs import ComponentSpec, CorpusSpec
 
@@ -67,7 +68,15 @@ class LoadSpec:
     location: str = _field(default="", compare=False)
     cls: type | None = _field(default=None, repr=False, compare=False)
     merges: Path | None = None
+    #: ``encode:`` of a ``tokenizers:`` stage of a run recipe (:class:`~tokembed.recipe.specs.EncodeSpec`).
+    encode: Any = None
     kind = "tokenizer"
+
+    def build(self) -> Any:
+        """A ``{load:}`` stage is read, not built: raises :class:`~tokembed.errors.RecipeError` saying how to get
+        its tokenizer (:func:`tokembed.recipe.load.load_tokenizer`)."""
+        raise RecipeError(f"{self.location}: {self.label}: read from {self.path}, not built from parameters; get the "
+                          "tokenizer with tokembed.recipe.load.load_tokenizer(spec, recipe.kept)")
 
     def as_dict(self) -> dict[str, Any]:
         """The stage as the resolved recipe writes it: ``load`` (an absolute path, or ``{dataset: NAME}``), the
@@ -79,6 +88,8 @@ class LoadSpec:
             out["type"] = self.type
         for name in sorted(self.params):
             out[name] = plain_data(self.params[name])
+        if self.encode is not None:
+            out["encode"] = self.encode.as_dict()
         return out
 
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from yaml.nodes import MappingNode, Node
 
-from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names
+from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names, implied_format
 from ..errors import TokembedError
 from .context import Context
 from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
@@ -20,7 +20,7 @@ from ..params import Interval
 from .params import INVALID, coerce
 from .specs import CorpusSpec
 
-__all__ = ["CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
+__all__ = ["ENCODED", "check_encoded", "check_encoded_stages", "CORPUS_SOURCES", "CORPUS_OPTIONS", "CORPUS_LIMITS", "check_corpus", "builtin_corpus_names",
            "dataset_location"]
 
 CORPUS_SOURCES = ("path", "builtin", "dataset")
@@ -47,17 +47,26 @@ def _from_override(node: Node) -> bool:
     return getattr(node, "tokembed_origin", None) is not None
 
 
-def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool = False) -> CorpusSpec | None:
+def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool = False,
+                 encoded: bool = False) -> CorpusSpec | None:
     """The ``corpus:`` mapping (or another corpus mapping, at the dotted path ``where``) as a :class:`CorpusSpec`,
     or None after recording its problems.
 
     A relative ``path:`` is resolved against ``base_dir`` (the recipe's folder), or against the current directory
     when the value comes from ``--set``. ``limits``: accept :data:`CORPUS_LIMITS` (the corpora of a compare recipe).
+    ``encoded``: accept ``{encoded: DIR}`` (the corpus of a run recipe), checked by :func:`check_encoded`.
     """
     problems, base_dir = ctx.problems, ctx.base_dir
     if not isinstance(node, MappingNode):
         problems.add(node, where, "expected a mapping: {builtin: NAME}, {path: FILE_OR_GLOB} or "
                                   f"{{dataset: NAME}}, got {describe_node(node)}")
+        return None
+    if any(key == ENCODED for key, _, _ in mapping_items(node)):
+        if encoded:
+            return check_encoded(ctx, node, where)
+        knode = next(k for key, k, _ in mapping_items(node) if key == ENCODED)
+        problems.add(knode, join_path(where, ENCODED), "only the corpus: of a tokembed run recipe may be an encoded "
+                                                       "folder; here the tokenizers read text")
         return None
     allowed = [*CORPUS_SOURCES, *CORPUS_OPTIONS, *(CORPUS_LIMITS if limits else ())]
     sources = []
@@ -102,8 +111,7 @@ def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool =
         found = options.get(key, (None, None))[1]
         return default if found is None or found is INVALID else found
 
-    implied = next((name for name, f in FORMATS.items()
-                    if source == "path" and f.suffixes and value.lower().endswith(f.suffixes)), "text")
+    implied = implied_format(value) if source == "path" else "text"
     fmt = option("format", implied)
     spec_fmt = FORMATS.get(fmt)
     if spec_fmt is not None:
@@ -152,6 +160,111 @@ def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool =
     return CorpusSpec(source, value, paths, fmt, option("field", None), option("errors", "strict"),
                       option("unit", "line"), problems.where(node), base.absolute() if source == "path" else None,
                       option("max_lines", None), option("sample_lines", None))
+
+
+#: The corpus key of a folder written by ``tokembed encode`` (token ids, read mapped).
+ENCODED = "encoded"
+
+
+def check_encoded(ctx: Context, node: MappingNode, where: str = "corpus") -> CorpusSpec | None:
+    """``corpus: {encoded: DIR}``: a folder ``tokembed encode`` wrote in its ``tokembed`` layout, relative to the
+    recipe's folder (the current directory for a ``--set`` value). Only its manifest is read (never the ids): the
+    spec keeps the tokenizer's digest, which :mod:`tokembed.recipe.check` compares with a tokenizer read with ``load:``.
+    None after recording the problems."""
+    from ..encoded import TOKENIZER_FILE, read_manifest
+    from ..errors import ArtifactError
+
+    problems = ctx.problems
+    ok = True
+    vnode = None
+    for key, knode, value in mapping_items(node):
+        if key == ENCODED:
+            vnode = value
+        else:
+            problems.add(knode, join_path(where, key), "not used with encoded: (the folder holds token ids; how "
+                                                       "its text was read was fixed by tokembed encode)")
+            ok = False
+    assert vnode is not None
+    path = join_path(where, ENCODED)
+    value = coerce(vnode, str, path, problems)
+    if value is INVALID or not ok:
+        return None
+    if not value.strip():
+        problems.add(vnode, path, "empty: name the folder tokembed encode --out wrote")
+        return None
+    base = Path.cwd() if _from_override(vnode) else ctx.base_dir
+    folder = Path(value).expanduser()
+    folder = (folder if folder.is_absolute() else base / folder).absolute()
+    try:
+        manifest = read_manifest(folder)
+    except ArtifactError as exc:
+        relative = not Path(value).expanduser().is_absolute() and not _from_override(vnode)
+        problems.add(vnode, path, str(exc) + ("; paths are relative to the recipe file" if relative else ""))
+        return None
+    layout = manifest.get("layout")
+    if layout != "tokembed":
+        problems.add(vnode, path, f"{value}: holds the {layout!r} layout; a recipe reads the tokembed layout "
+                                  "(tokembed encode --format tokembed, the default)")
+        return None
+    tok = manifest.get("tokenizer")
+    digest = tok.get("sha256") if isinstance(tok, dict) else None
+    if not isinstance(digest, str) or not (folder / TOKENIZER_FILE).is_file():
+        problems.add(vnode, path, f"{value}: its manifest names no tokenizer digest, or {TOKENIZER_FILE} is missing "
+                                  "(a changed folder): encode the corpus again")
+        return None
+    return CorpusSpec(ENCODED, value, (folder,), location=problems.where(node), base=base.absolute(),
+                      digest=digest)
+
+
+def check_encoded_stages(ctx: Context, corpus: CorpusSpec, tokenizers: tuple[Any, ...], embedders: tuple[Any, ...],
+                         nodes: dict[tuple[str, str], dict[str, Node]], engine: tuple[Node, Node] | None = None,
+                         unit: Node | None = None) -> None:
+    """The stages of a recipe that starts from token ids (``corpus: {encoded: DIR}``): no tokenizer is trained or
+    encodes (there is no text), a tokenizer read with ``load:`` is the one that encoded the folder (its digest
+    against the manifest's, :func:`tokembed.encode.tokenizer_digest`), and nothing asks for the corpus's text: an
+    embedder's ``batch:``, ``vectorizers.unit`` (its node ``unit``), an ``engine:`` (its key and value nodes).
+    ``nodes``: (section, label) -> the stage's nodes (``"<stage>"``, ``"load"``, ``"encode"``)."""
+    from ..encode import tokenizer_digest
+    from .compare_specs import LoadSpec
+
+    problems, folder = ctx.problems, corpus.value
+    for spec in tokenizers:
+        at = nodes.get(("tokenizers", spec.label), {})
+        if getattr(spec, "encode", None) is not None:
+            problems.add(at.get("encode") or at["<stage>"], f"tokenizers.{spec.label}.encode",
+                         f"corpus: is already encoded ({folder}): there is no text to encode")
+        if not isinstance(spec, LoadSpec):
+            problems.add(at["<stage>"], f"tokenizers.{spec.label}",
+                         f"trains a tokenizer, but corpus: is an encoded folder ({folder}): token ids, no text to "
+                         "train on. Drop the stage (the folder's own tokenizer is used) or load the tokenizer that "
+                         "encoded it: {load: " + f"{folder}/tokenizer.tokembed.json}}")
+            continue
+        kept = ctx.kept.get(spec.label)
+        if kept is None:
+            continue
+        try:
+            digest = tokenizer_digest(kept[0])
+        except Exception as exc:  # a plugin whose save breaks: say so here rather than mid-run
+            problems.add(at["load"], f"tokenizers.{spec.label}.load",
+                         f"cannot compute the tokenizer's digest: {type(exc).__name__}: {exc}")
+            continue
+        if digest != corpus.digest:
+            problems.add(at["load"], f"tokenizers.{spec.label}.load",
+                         f"{spec.value}: this tokenizer's digest {digest} is not the digest of the tokenizer that "
+                         f"encoded corpus.encoded {folder} ({corpus.digest}, in its encoded.json): the ids would "
+                         "mean other tokens; load the tokenizer saved in the folder, or drop this stage (the "
+                         "folder's own tokenizer is used)")
+    for spec in embedders:
+        if spec.batch is not None:
+            problems.add(nodes.get(("embedders", spec.label), {}).get("<stage>"), f"embedders.{spec.label}.batch",
+                         "encodes the corpus's first lines of text, and corpus: is an encoded folder (token ids): "
+                         "drop batch:")
+    if unit is not None:
+        problems.add(unit, "vectorizers.unit", "reads the corpus's text by another unit, and corpus: is an encoded "
+                                               "folder (its documents are fixed): drop unit:")
+    if engine is not None:
+        problems.add(engine[1], "engine", "counts text partitions on its workers, and corpus: is an encoded folder, "
+                                          "read mapped on this machine: drop engine:")
 
 
 #: At most this many unreadable files are reported one by one; the rest are counted.

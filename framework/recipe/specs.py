@@ -16,7 +16,7 @@ from typing import Any, Literal, Mapping
 from ..errors import RecipeError
 from .params import class_params, plain_data, thaw
 
-__all__ = ["BatchSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "Recipe", "SECTIONS"]
+__all__ = ["BatchSpec", "EncodeSpec", "CorpusSpec", "ComponentSpec", "PipelineSpec", "Recipe", "SECTIONS"]
 
 #: Recipe section -> component kind.
 SECTIONS: dict[str, str] = {"tokenizers": "tokenizer", "vectorizers": "vectorizer", "embedders": "embedder"}
@@ -52,15 +52,47 @@ class BatchSpec:
 
 
 @dataclass(frozen=True)
+class EncodeSpec:
+    """Where a run writes the corpus's token ids with a fitted tokenizer (``encode:`` of a tokenizer stage), by
+    :func:`tokembed.encode.encode_corpus`.
+
+    Attributes
+    ----------
+    format : {"tokembed", "nanogpt", "megatron"}
+        The layout (:mod:`tokembed.encoded`).
+    out : Path or None
+        The folder, absolute (relative to the recipe file as written); None: ``<label>.encoded`` in the run folder.
+    eot_id : int or None
+        The id written after each document (``nanogpt``: default the tokenizer's end-of-text token).
+    location : str
+        ``FILE:LINE:COL`` of ``encode:``.
+    """
+
+    format: str = "tokembed"
+    out: Path | None = None
+    eot_id: int | None = None
+    location: str = _field(default="", compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": self.format}
+        if self.out is not None:
+            out["out"] = str(self.out)
+        if self.eot_id is not None:
+            out["eot_id"] = self.eot_id
+        return out
+
+
+@dataclass(frozen=True)
 class CorpusSpec:
     """The corpus a recipe reads.
 
     Attributes
     ----------
-    source : {"path", "builtin", "dataset"}
-        Where the documents come from.
+    source : {"path", "builtin", "dataset", "encoded"}
+        Where the documents come from (``encoded``: a folder ``tokembed encode`` wrote, token ids instead of text).
     value : str
-        The path or glob as written, the bundled text's name, or the dataset's name.
+        The path or glob as written, the bundled text's name, the dataset's name, or the encoded folder as
+        written.
     paths : tuple of Path
         For ``path`` sources (and fetched datasets): the files, absolute, globs expanded and folders listed
         recursively in sorted order; empty for ``builtin``.
@@ -81,9 +113,12 @@ class CorpusSpec:
     sample_lines : int or None
         Read ``sample_lines`` documents spread evenly over the whole corpus (document ``i * total // n`` for
         ``i < n``; two passes: the first counts). At most one of ``max_lines`` and ``sample_lines`` is set.
+    digest : str or None
+        ``encoded`` sources: the SHA-256 of the tokenizer that wrote the folder, from its manifest
+        (:func:`tokembed.encode.tokenizer_digest`); ``paths`` then holds the folder, absolute.
     """
 
-    source: Literal["path", "builtin", "dataset"]
+    source: Literal["path", "builtin", "dataset", "encoded"]
     value: str
     paths: tuple[Path, ...] = ()
     format: Literal["text", "jsonl"] = "text"
@@ -94,6 +129,12 @@ class CorpusSpec:
     base: Path | None = _field(default=None, compare=False)
     max_lines: int | None = None
     sample_lines: int | None = None
+    digest: str | None = None
+
+    @property
+    def encoded(self) -> Path | None:
+        """The encoded folder (absolute) of an ``encoded`` source, else None."""
+        return self.paths[0] if self.source == "encoded" and self.paths else None
 
     def describe(self) -> str:
         """``builtin:moby-dick``, ``path:data/*.txt (3 files)``, ``dataset:prose_mix (20,000 lines sampled)``."""
@@ -109,12 +150,14 @@ class CorpusSpec:
 
     def absolute_value(self) -> str:
         """``value``, made absolute for ``path`` sources (``~`` expanded, joined to :attr:`base`)."""
-        if self.source != "path":
+        if self.source not in ("path", "encoded"):
             return self.value
         value = Path(self.value).expanduser()
         return str(value if value.is_absolute() or self.base is None else self.base / value)
 
     def as_dict(self) -> dict[str, Any]:
+        if self.source == "encoded":  # token ids: how the text was read is the folder's own
+            return {"encoded": self.absolute_value()}
         out: dict[str, Any] = {self.source: self.absolute_value(), "format": self.format}
         if self.format == "jsonl":
             out["field"] = self.field
@@ -159,6 +202,8 @@ class ComponentSpec:
     exports : tuple of str
         Tokenizers: the formats of :data:`tokembed.export.EXPORT_FORMATS` a run also writes the fitted tokenizer
         in (``export: [hf, tiktoken]``).
+    encode : EncodeSpec or None
+        Tokenizers: where the run writes the corpus's token ids once the tokenizer is fitted (``encode:``).
     """
 
     label: str
@@ -172,10 +217,11 @@ class ComponentSpec:
     cls: type | None = _field(default=None, repr=False, compare=False)
     nearest: tuple[str, ...] = ()
     exports: tuple[str, ...] = ()
+    encode: EncodeSpec | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The stage as the resolved recipe writes it: type, input, parameters sorted by name, batch, nearest,
-        export."""
+        export, encode."""
         out: dict[str, Any] = {"type": self.type}
         if self.input is not None:
             out["input"] = self.input
@@ -187,6 +233,8 @@ class ComponentSpec:
             out["nearest"] = list(self.nearest)
         if self.exports:
             out["export"] = list(self.exports)
+        if self.encode is not None:
+            out["encode"] = self.encode.as_dict()
         return out
 
     def build(self) -> Any:

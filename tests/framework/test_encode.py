@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 import warnings
 
 import numpy as np
@@ -95,8 +96,9 @@ def test_a_vocabulary_past_16_bits_is_stored_as_uint32_and_refused_by_nanogpt(tm
 
 
 def test_an_interrupted_encode_leaves_nothing_that_looks_complete(gpt, tmp_path):
-    def docs():
-        yield from DOCS
+    def docs():  # past the first batch (16,384 documents), which is read before any file is made
+        for _ in range(16384 // len(DOCS) + 1):
+            yield from DOCS
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -111,9 +113,10 @@ def test_an_interrupted_encode_leaves_nothing_that_looks_complete(gpt, tmp_path)
 def test_bad_input_is_a_clear_error(gpt, tmp_path):
     with pytest.raises(TokembedError, match="holds no document"):
         encode_corpus(gpt, [], tmp_path / "empty", progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # neither empty/ nor empty.incomplete/, nor a lock
     with pytest.raises(TokembedError, match="wrap it in a list"):
         encode_corpus(gpt, "one string", tmp_path / "s", progress=False)
-    with pytest.raises(TokembedError, match=r"--eot-id must be an id of the vocabulary, in \[0, "):
+    with pytest.raises(TokembedError, match=r"--eot-id\) must be an id of the vocabulary, in \[0, "):
         encode_corpus(gpt, DOCS, tmp_path / "e", format="nanogpt", eot_id=10**6, progress=False)
     with pytest.raises(TokembedError, match="format must be one of"):
         encode_corpus(gpt, DOCS, tmp_path / "f", format="arrow", progress=False)
@@ -138,7 +141,7 @@ def test_the_command_reads_a_corpus_file_as_a_recipe_does(gpt, tmp_path, capsys)
 
 def test_an_end_of_text_id_is_refused_where_it_would_be_dropped(gpt, tmp_path):
     # the tokembed layout writes no end-of-text id (offsets keep documents apart): --eot-id was silently ignored
-    with pytest.raises(TokembedError, match="--eot-id applies to the nanogpt and megatron formats"):
+    with pytest.raises(TokembedError, match=r"--eot-id\) applies to the nanogpt and megatron formats"):
         encode_corpus(gpt, DOCS, tmp_path / "enc", eot_id=0, progress=False)
     assert not (tmp_path / "enc").exists() and not (tmp_path / "enc.incomplete").exists()
 
@@ -187,3 +190,28 @@ def test_open_says_when_there_is_no_folder(tmp_path):
     (tmp_path / "corpus.txt").write_text("text\n", encoding="utf-8")
     with pytest.raises(ArtifactError, match="is a file; an encoded corpus is the folder"):
         TokenSequences.open(tmp_path / "corpus.txt")
+
+
+def test_an_empty_corpus_is_a_clear_error_and_leaves_nothing(gpt, tmp_path, capsys):
+    gpt.save(tmp_path / "gpt.tokembed.json")
+    (tmp_path / "blank.txt").write_text("\n   \n\t\n", encoding="utf-8")  # no document by the recipe's rule
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["encode", str(tmp_path / "gpt.tokembed.json"), str(tmp_path / "blank.txt"), "--out",
+                 str(tmp_path / "out"), "-q"]) != 0
+    assert "blank.txt: empty (no non-empty document in 1 file)" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no out/, out.incomplete/ nor lock file
+
+
+def test_the_command_says_which_tokenizer_files_it_reads(gpt, tmp_path, capsys):
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    (tmp_path / "c.txt").write_text("one line\n", encoding="utf-8")
+    for given, what in ((fixtures / "gpt2.tiktoken", "tiktoken"), (fixtures / "bert-base-uncased-vocab.txt",
+                                                                  "vocab")):
+        assert main(["encode", str(given), str(tmp_path / "c.txt"), "--out", str(tmp_path / "o"), "-q"]) != 0
+        err = capsys.readouterr().err
+        assert what in err and "not a saved tokembed tokenizer" in err and "<label>.tokembed.json" in err, err
+        assert "not a valid JSON artifact" not in err
+    (tmp_path / "x.bin").write_bytes(b"\x00\x01binary")
+    assert main(["encode", str(tmp_path / "x.bin"), str(tmp_path / "c.txt"), "--out", str(tmp_path / "o"), "-q"]) != 0
+    assert "not a tokenizer file tokembed knows; tokembed encode reads a saved tokembed tokenizer" in \
+        capsys.readouterr().err
