@@ -242,7 +242,11 @@ class TokenSequences:
             return np.bincount(self.ids, minlength=len(self.vocab)).astype(np.int64, copy=False)
         total = np.zeros(len(self.vocab), np.int64)  # a mapped corpus is counted range by range, never whole
         for start, stop in self.id_chunks():
-            total += np.bincount(self.ids[self.offsets[start]:self.offsets[stop]], minlength=len(self.vocab))
+            part = np.bincount(self.ids[self.offsets[start]:self.offsets[stop]], minlength=len(self.vocab))
+            if part.size > total.size:  # a mapped file's ids are checked as they are read, not when it is opened
+                raise TokembedError(f"token sequences: id {part.size - 1} is outside the vocabulary "
+                                    f"[0, {len(self.vocab)}) (the encoded corpus does not match its vocabulary)")
+            total += part
         return total
 
     def slice(self, start: int, stop: int) -> "TokenSequences":

@@ -184,6 +184,16 @@ def test_a_vocabulary_of_other_things_than_str_is_an_artifact_error(gpt, tmp_pat
         TokenSequences.open(tmp_path / "enc")
 
 
+def test_counting_a_mapped_corpus_with_an_id_past_its_vocabulary_is_a_tokembed_error(gpt, tmp_path):
+    # counts() (cooccurrence and glove count with it) raised numpy's "operands could not be broadcast"
+    encode_corpus(gpt, DOCS, tmp_path / "enc", progress=False)
+    ids = np.load(tmp_path / "enc" / "ids.npy")
+    ids[-1] = gpt.get_vocab_size()
+    np.save(tmp_path / "enc" / "ids.npy", ids)
+    with pytest.raises(TokembedError, match=rf"id {gpt.get_vocab_size()} is outside the vocabulary"):
+        TokenSequences.open(tmp_path / "enc").counts()
+
+
 def test_open_says_when_there_is_no_folder(tmp_path):
     with pytest.raises(ArtifactError, match="no such folder"):
         TokenSequences.open(tmp_path / "nowhere")
