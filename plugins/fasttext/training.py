@@ -119,6 +119,14 @@ def count_ids(seqs: TokenSequences, who: str) -> np.ndarray:
         if bad >= 0:
             raise TokembedError(f"{who}: token id {bad} is outside the vocabulary of {counts.size:,} ids (the "
                                 "encoded corpus does not match its vocabulary)")
+    offsets, release = _readonly(seqs.offsets), page_release(seqs.offsets)
+    for lo in range(0, max(int(offsets.size) - 1, 0), READ_TOKENS):  # a mapped file's offsets, checked as read
+        hi = min(int(offsets.size), lo + READ_TOKENS + 1)
+        decreasing = bool(np.any(np.diff(offsets[lo:hi]) < 0))
+        release(lo, hi)
+        if decreasing:
+            raise TokembedError(f"{who}: the document offsets decrease (the encoded corpus's offsets.npy was "
+                                "changed): offsets must start at 0, never decrease and end at the number of ids")
     return counts
 
 

@@ -194,6 +194,18 @@ def test_counting_a_mapped_corpus_with_an_id_past_its_vocabulary_is_a_tokembed_e
         TokenSequences.open(tmp_path / "enc").counts()
 
 
+def test_word_vectors_refuse_a_mapped_corpus_whose_offsets_decrease(gpt, tmp_path):
+    # open checks the first and last offset only; word2vec and fasttext trained silently on the changed documents
+    from tokembed.plugins.fasttext.embedder import Word2VecEmbedder
+    encode_corpus(gpt, DOCS, tmp_path / "enc", progress=False)
+    offsets = np.load(tmp_path / "enc" / "offsets.npy")
+    offsets[1] = offsets[2] + 1
+    np.save(tmp_path / "enc" / "offsets.npy", offsets)
+    with pytest.raises(TokembedError, match="offsets decrease"):
+        Word2VecEmbedder(vector_size=4, epochs=1, min_count=1, workers=1,
+                         show_progress=False).fit(TokenSequences.open(tmp_path / "enc"))
+
+
 def test_open_says_when_there_is_no_folder(tmp_path):
     with pytest.raises(ArtifactError, match="no such folder"):
         TokenSequences.open(tmp_path / "nowhere")
