@@ -175,7 +175,6 @@ def check_encoded(ctx: Context, node: MappingNode, where: str = "corpus") -> Cor
     from ..errors import ArtifactError
 
     problems = ctx.problems
-    ok = True
     vnode = None
     for key, knode, value in mapping_items(node):
         if key == ENCODED:
@@ -183,11 +182,10 @@ def check_encoded(ctx: Context, node: MappingNode, where: str = "corpus") -> Cor
         else:
             problems.add(knode, join_path(where, key), "not used with encoded: (the folder holds token ids; how "
                                                        "its text was read was fixed by tokembed encode)")
-            ok = False
     assert vnode is not None
     path = join_path(where, ENCODED)
     value = coerce(vnode, str, path, problems)
-    if value is INVALID or not ok:
+    if value is INVALID:  # a key beside encoded: (recorded above) still lets the folder and the stages be checked
         return None
     if not value.strip():
         problems.add(vnode, path, "empty: name the folder tokembed encode --out wrote")

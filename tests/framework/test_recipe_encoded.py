@@ -117,6 +117,22 @@ def test_stages_that_need_the_text_are_refused_with_an_encoded_corpus(work):
     assert "engine: counts text partitions" in str(info.value)
 
 
+def test_a_corpus_option_beside_encoded_does_not_hide_the_other_problems(work):
+    # the option made the corpus None: the stages were then checked as over text (no "encode" or "unit" problem,
+    # and an embedder without input: was wrongly told to name one)
+    recipe = _write(work, "r.yaml", "corpus: {encoded: enc, unit: paragraph}\ntokenizers:\n"
+                                    "  w: {load: tok.tokembed.json, encode: true}\n"
+                                    "vectorizers: {input: w, unit: paragraph, steps: [{type: tfidf}]}\n"
+                                    "embedders:\n  s: {type: sinusoidal, d_model: 8}\n")
+    with pytest.raises(RecipeError) as info:
+        load_recipe(recipe)
+    message = str(info.value)
+    assert "corpus.unit: not used with encoded" in message
+    assert "tokenizers.w.encode: corpus: is already encoded" in message
+    assert "vectorizers.unit: reads the corpus's text by another unit" in message
+    assert "embedders.s.input" not in message
+
+
 def test_an_embedder_and_nearest_documents_from_the_encoded_folder_match_the_text_run(work):
     w2v = "{type: word2vec, vector_size: 8, epochs: 1, min_count: 2, workers: 1, seed: 3, show_progress: false"
     text = _write(work, "text.yaml", "corpus: {path: small.txt}\ntokenizers:\n  words: {load: tok.tokembed.json}\n"
