@@ -6,6 +6,7 @@ before any work. Private to :mod:`tokembed.recipe`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -209,6 +210,12 @@ def check_encoded(ctx: Context, node: MappingNode, where: str = "corpus") -> Cor
     if not isinstance(digest, str) or not (folder / TOKENIZER_FILE).is_file():
         problems.add(vnode, path, f"{value}: its manifest names no tokenizer digest, or {TOKENIZER_FILE} is missing "
                                   "(a changed folder): encode the corpus again")
+        return None
+    own = hashlib.sha256((folder / TOKENIZER_FILE).read_bytes()).hexdigest()
+    if own != digest:  # the run would decode the ids (and check embedders) with another tokenizer
+        problems.add(vnode, path, f"{value}: its {TOKENIZER_FILE} (digest {own}) is not the tokenizer that encoded "
+                                  f"the folder (digest {digest}, in its encoded.json): a changed folder; encode the "
+                                  "corpus again")
         return None
     return CorpusSpec(ENCODED, value, (folder,), location=problems.where(node), base=base.absolute(),
                       digest=digest)

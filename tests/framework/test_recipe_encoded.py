@@ -117,6 +117,15 @@ def test_stages_that_need_the_text_are_refused_with_an_encoded_corpus(work):
     assert "engine: counts text partitions" in str(info.value)
 
 
+def test_a_folder_whose_own_tokenizer_was_replaced_is_refused(work):
+    # the manifest's digest was compared with a load:ed tokenizer only; the folder's own file was trusted
+    (work / "enc" / "tokenizer.tokembed.json").write_bytes((work / "other.tokembed.json").read_bytes())
+    recipe = _write(work, "r.yaml", "corpus: {encoded: enc}\n" + TFIDF)
+    with pytest.raises(RecipeError, match=r"r\.yaml:1:\d+: corpus\.encoded: enc: its tokenizer\.tokembed\.json "
+                                          r"\(digest [0-9a-f]{64}\) is not the tokenizer that encoded the folder"):
+        load_recipe(recipe)
+
+
 def test_a_corpus_option_beside_encoded_does_not_hide_the_other_problems(work):
     # the option made the corpus None: the stages were then checked as over text (no "encode" or "unit" problem,
     # and an embedder without input: was wrongly told to name one)
