@@ -31,6 +31,9 @@ class Context:
     kept : dict
         Tokenizers the check read from ``{load: FILE}`` stages (label -> ``(tokenizer, seconds)``), handed to the
         :class:`~tokembed.recipe.Recipe` so that a run reads each file once.
+    encode_outs : dict
+        The folders that ``encode: {out: DIR}`` stages write (absolute path -> the stage's path), so that two
+        stages writing one folder are a problem (the second would replace the first's output).
     """
 
     problems: Problems
@@ -38,3 +41,4 @@ class Context:
     base_dir: Path
     stage: Callable[..., Any] | None = None
     kept: dict[str, tuple[Any, float]] = field(default_factory=dict)
+    encode_outs: dict[Path, str] = field(default_factory=dict)

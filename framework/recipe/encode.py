@@ -76,4 +76,10 @@ def check_encode(ctx: Context, node: Node, path: str, plan_vocab: int | None) ->
         given = Path(values["out"]).expanduser()
         base = Path.cwd() if getattr(nodes["out"], "tokembed_origin", None) is not None else ctx.base_dir
         out = (given if given.is_absolute() else base / given).absolute()
+        first = ctx.encode_outs.setdefault(out, path)
+        if first != path:
+            problems.add(nodes["out"], join_path(path, "out"), f"{values['out']}: {first} writes this folder too, "
+                                                               "and each encode replaces it whole: give each its own "
+                                                               "out:")
+            return None
     return EncodeSpec(fmt, out, eot_id, location=problems.where(node))

@@ -101,3 +101,13 @@ def test_a_loaded_tokenizer_encodes_too_and_an_encoded_corpus_is_not_encoded_aga
                                      "run/bpe.tokembed.json, encode: true}\n", encoding="utf-8")
     with pytest.raises(RecipeError, match=r"again\.yaml:3:\d+: tokenizers\.bpe\.encode: corpus: is already encoded"):
         load_recipe(work / "again.yaml")
+
+
+def test_two_stages_encoding_into_one_folder_are_a_problem(tmp_path):
+    # the second stage's encode replaced the first's output silently
+    (tmp_path / "c.txt").write_text("a b\nc d\n", encoding="utf-8")
+    (tmp_path / "r.yaml").write_text("corpus: {path: c.txt}\ntokenizers:\n  a: {type: char, encode: {out: same}}\n"
+                                     "  b: {type: word, encode: {out: same}}\n", encoding="utf-8")
+    with pytest.raises(RecipeError, match=r"r\.yaml:4:\d+: tokenizers\.b\.encode\.out: same: tokenizers\.a\.encode "
+                                          r"writes this folder too"):
+        load_recipe(tmp_path / "r.yaml")
