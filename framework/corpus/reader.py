@@ -355,8 +355,8 @@ def read_documents(paths: str | os.PathLike | Sequence[str | os.PathLike], *, fo
                    field: str | None = None, unit: Literal["line", "paragraph", "file"] = "line",
                    errors: Literal["strict", "replace"] = "strict", name: str | None = None) -> Corpus:
     """The documents of corpus files, read as a recipe's ``corpus: {path: ...}`` reads them: the one public reader
-    of a corpus path, used by :meth:`tokembed.Tokenizer.fit_files`, ``tokembed encode`` and (through
-    :func:`open_corpus`) recipes, so that the same files and options give the same documents everywhere.
+    of a corpus path, used by ``tokembed encode``, recipes (through :func:`open_corpus`) and the API
+    (``tok.fit(read_documents(path))``), so that the same files and options give the same documents everywhere.
 
     Documents that are empty or only whitespace are skipped (with ``unit="line"``: blank and whitespace-only lines
     are not documents); the rule is stated in ``docs/recipes.md`` (section "Documents").

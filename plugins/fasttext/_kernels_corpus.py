@@ -1,7 +1,6 @@
 """Numba kernels that read the fastText / word2vec training corpus where it lies (an int32 array in memory, or the
 uint16 / uint32 memory map of a folder ``tokembed encode`` wrote), never copying it whole.
 
-- :func:`count_ids`: occurrences of each id over a slice, counted in place;
 - :func:`plan_chunks`: one pass that plans the training chunks, slice by slice;
 - :func:`remap_range`: one chunk rewritten as vocabulary indices cut into pieces, by the task that trains on it.
 
@@ -21,20 +20,6 @@ from numba import njit
 # a first pass plans the chunks, then each training task rewrites its own chunk as vocabulary indices. The corpus the
 # trainer sees is the input with unmapped tokens removed, empty documents dropped, and each document cut into pieces
 # of ``max_piece`` kept tokens (the last piece holds the rest); both kernels cut it with :func:`_starts_piece`.
-@njit(cache=True, nogil=True)
-def count_ids(ids, lo, hi, counts):
-    """Add the occurrences of ``ids[lo:hi]`` to ``counts`` (int64 (vocab_size,)) in place, without converting the
-    ids (a mapped uint16 / uint32 slice stays one). Returns -1, or the first id outside ``[0, vocab_size)`` (the
-    counts are then incomplete)."""
-    n = counts.shape[0]
-    for t in range(lo, hi):
-        i = np.int64(ids[t])
-        if i < 0 or i >= n:
-            return i
-        counts[i] += 1
-    return np.int64(-1)
-
-
 @njit(cache=True, nogil=True)
 def _starts_piece(doc, piece_doc, piece_len, max_piece):
     """Whether a kept token of document ``doc`` starts a new piece, the current piece being of document

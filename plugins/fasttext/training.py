@@ -1,6 +1,6 @@
 """The fastText / word2vec trainer behind both embedders: vocabulary, chunk plan, tables, threads, progress.
 
-:func:`count_ids` counts the input ids slice by slice and :func:`build_vocabulary` keeps the frequent tokens
+:func:`build_vocabulary` counts the input ids slice by slice (``TokenSequences.counts``) and keeps the frequent tokens
 (special ids aside), count-descending with ties broken by the key; :func:`plan_corpus` reads the input once more
 and plans chunks of about :data:`CHUNK_TOKENS` kept tokens; :func:`train` runs the Numba kernel of ``_kernels.py``
 over the chunks in ``workers`` threads that share the matrices without locks (Hogwild), with a tqdm bar that shows
@@ -11,7 +11,6 @@ memory of a fit depends on the vocabulary and the model, not on the corpus (the 
 
 from __future__ import annotations
 
-import mmap
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tokembed.errors import EmptyVocabularyError, TokembedError
-from tokembed.sequences import TokenSequences
+from tokembed.sequences import TokenSequences, page_release
 
 from . import _kernels_corpus as CK
 from . import _kernels as K
@@ -57,9 +56,10 @@ def build_vocabulary(seqs: TokenSequences, min_count: int, max_vocab: int | None
     EmptyVocabularyError
         When no token reaches ``min_count``.
     TokembedError
-        When an id is outside the vocabulary (see :func:`count_ids`).
+        When an id is outside the vocabulary or the offsets decrease (a damaged encoded folder; see
+        :meth:`tokembed.sequences.TokenSequences.counts`).
     """
-    counts = count_ids(seqs, who)
+    counts = seqs.counts()  # ids and offsets of a mapped corpus checked as read, pages released
     for i in seqs.special_ids:
         counts[i] = 0
     n_tokens = int(counts.sum())
@@ -97,37 +97,6 @@ def build_vocabulary(seqs: TokenSequences, min_count: int, max_vocab: int | None
             if j is not None:
                 token_map[i] = j
     return Vocabulary(words, np.array([c for c, _ in kept], np.int64), token_map, n_tokens, n_dropped)
-
-
-def count_ids(seqs: TokenSequences, who: str) -> np.ndarray:
-    """Occurrences of each id of ``seqs.vocab``: int64 (vocab_size,), counted in place by a kernel over slices of
-    :data:`READ_TOKENS` ids, so a memory-mapped corpus is never converted (``numpy.bincount`` would copy it as
-    int64).
-
-    Raises
-    ------
-    TokembedError
-        When an id is outside ``[0, vocab_size)`` (a mapped corpus's ids are checked here, not when it is opened):
-        the kernels index tables with them.
-    """
-    counts = np.zeros(len(seqs.vocab), np.int64)
-    ids, release = _readonly(seqs.ids), page_release(seqs.ids)
-    for lo in range(0, int(ids.size), READ_TOKENS):
-        hi = min(int(ids.size), lo + READ_TOKENS)
-        bad = int(CK.count_ids(ids, lo, hi, counts))
-        release(lo, hi)
-        if bad >= 0:
-            raise TokembedError(f"{who}: token id {bad} is outside the vocabulary of {counts.size:,} ids (the "
-                                "encoded corpus does not match its vocabulary)")
-    offsets, release = _readonly(seqs.offsets), page_release(seqs.offsets)
-    for lo in range(0, max(int(offsets.size) - 1, 0), READ_TOKENS):  # a mapped file's offsets, checked as read
-        hi = min(int(offsets.size), lo + READ_TOKENS + 1)
-        decreasing = bool(np.any(np.diff(offsets[lo:hi]) < 0))
-        release(lo, hi)
-        if decreasing:
-            raise TokembedError(f"{who}: the document offsets decrease (the encoded corpus's offsets.npy was "
-                                "changed): offsets must start at 0, never decrease and end at the number of ids")
-    return counts
 
 
 @dataclass
@@ -205,42 +174,6 @@ def plan_corpus(seqs: TokenSequences, token_map: np.ndarray, chunk_tokens: int =
                   int(state[3]), n_pieces, int(state[6]), max_piece, release_ids, release_offsets)
 
 
-#: The most a page fault in a file mapping maps at once on Linux x86-64: a PMD-sized page-cache folio (2 MiB).
-_MAP_BLOCK = 1 << 21
-
-
-def page_release(arr: np.ndarray) -> Callable[[int, int], None]:
-    """``release(lo, hi)``: drop this process's resident pages of ``arr[lo:hi]`` when ``arr`` is a read-only
-    ``numpy.memmap`` of a file (``madvise(MADV_DONTNEED)``); a no-op otherwise. The range is widened to the
-    :data:`_MAP_BLOCK` blocks it touches: at a page fault Linux maps more than the page (the cached pages of a
-    64 KiB block around it, or a whole large folio of the page cache, up to 2 MiB on ext4), and pages mapped that
-    way before a range that was already released would otherwise stay (measured: 10 of a 20 MB file's MB).
-
-    A mapped file's pages count in the process's RSS once read, so without this a pass over a mapped corpus would
-    make RSS grow to the file's size, though nothing is copied. The pages stay in the system's page cache; reading
-    them again (the next epoch, or a neighbouring chunk in another thread) maps them back, so releasing a page
-    another thread still reads is safe.
-    """
-    mm = getattr(arr, "_mmap", None) if isinstance(arr, np.memmap) else None
-    if mm is None or arr.flags.writeable or not hasattr(mm, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
-        return lambda lo, hi: None
-    base = np.frombuffer(mm, np.uint8)
-    start = arr.ctypes.data - base.ctypes.data  # where arr[0] lies in the mapping
-    del base  # no buffer export left open on the mapping
-    size, item, page = len(mm), arr.itemsize, max(mmap.PAGESIZE, _MAP_BLOCK)
-
-    def release(lo: int, hi: int) -> None:
-        a = (start + lo * item) // page * page
-        b = min(size, -(-(start + hi * item) // page) * page)
-        if b > a:
-            try:
-                mm.madvise(mmap.MADV_DONTNEED, a, b - a)
-            except OSError:  # advice only: a system that refuses it keeps the pages, nothing else changes
-                pass
-
-    return release
-
-
 def warm_corpus_kernels() -> None:
     """Compile (or load from Numba's cache) the corpus kernels for the ids of a mapped corpus (uint16, uint32),
     which the in-memory warm-up (int32) does not reach."""
@@ -248,7 +181,6 @@ def warm_corpus_kernels() -> None:
 
     for dtype in (np.uint16, np.uint32):
         seqs = SimpleNamespace(ids=np.array([0, 1, 0], dtype), offsets=np.array([0, 3], np.int64), vocab=("a", "b"))
-        count_ids(seqs, "warmup")
         plan_corpus(seqs, np.array([0, 1], np.int32)).chunk(0)
 
 

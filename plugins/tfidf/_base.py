@@ -140,7 +140,8 @@ class TermVectorizer(Vectorizer):
 
     def fit_transform(self, X: Any, y: Any = None) -> Any:
         """``fit(X).transform(X)`` in one pass: raw documents are split once, and the counts ``fit`` makes (by
-        term name, so with sorted columns) become the matrix once the filtered-out terms are dropped."""
+        term name, so with sorted columns) become the matrix once the filtered-out terms are dropped. A mapped
+        corpus (``TokenSequences.open``) is fitted, then transformed, range by range: two passes over the map."""
         import scipy.sparse as sp
 
         seqs = self._fit_sequences(X, sort_names=self.vocabulary is None)

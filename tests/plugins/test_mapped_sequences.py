@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import tokembed.errors
 import tokembed.sequences
 from tokembed.encode import encode_corpus
 from tokembed.plugins.cooccurrence import CooccurrenceVectorizer
@@ -108,7 +109,7 @@ def test_a_mapped_corpus_counts_its_ids_range_by_range(corpora, streaming_only):
     counts = mapped.counts()
     assert counts.dtype == np.int64 and np.array_equal(counts, np.bincount(memory.ids, minlength=len(memory.vocab)))
     parts = list(mapped.in_memory_chunks())
-    assert all(p.ids.dtype == np.int32 and p.vocab is mapped.vocab and p.n_tokens <= 97 or len(p) == 1
+    assert all(p.ids.dtype == np.int32 and p.vocab is mapped.vocab and (p.n_tokens <= 97 or len(p) == 1)
                for p in parts)
     back = TokenSequences.concatenate(parts)
     assert np.array_equal(back.ids, memory.ids) and np.array_equal(back.offsets, memory.offsets)
@@ -157,3 +158,37 @@ def test_fitting_memory_does_not_grow_with_the_mapped_corpus(name, small_and_lar
     assert extra > 3_000_000
     grew = _peak_bytes(make, large) - _peak_bytes(make, small)
     assert grew < extra / 4, f"{name}: the peak grew by {grew:,} bytes for {extra:,} bytes of extra int32 ids"
+
+
+@pytest.fixture(scope="module")
+def damaged(tmp_path_factory):
+    """A uint32-id folder whose last id is 2**32 - 1: far past its vocabulary (a damaged or hand-edited file)."""
+    from tokembed.plugins.char.tokenizer import CharTokenizer
+
+    docs = sample_corpus(2_000)
+    tok = CharTokenizer().fit(docs)
+    folder = tmp_path_factory.mktemp("damaged") / "enc"
+    encode_corpus(tok, docs, folder, progress=False)
+    ids = np.load(folder / "ids.npy")
+    wide = ids.astype(np.uint32)
+    wide[-1] = np.iinfo(np.uint32).max
+    np.save(folder / "ids.npy", wide)
+    manifest = (folder / "encoded.json").read_text(encoding="utf-8").replace('"uint16"', '"uint32"')
+    (folder / "encoded.json").write_text(manifest, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CooccurrenceVectorizer(window=2, min_count=1),
+    lambda: GloVe(vector_size=4, epochs=1, window=2, min_count=1, workers=1),
+    lambda: TfidfVectorizer(),
+    lambda: OneHotVectorizer(),
+    lambda: __import__("tokembed.plugins.fasttext", fromlist=["Word2VecEmbedder"]).Word2VecEmbedder(
+        vector_size=4, epochs=1, min_count=1, workers=1, show_progress=False),
+], ids=["cooccurrence", "glove", "tfidf", "onehot", "word2vec"])
+def test_an_id_past_the_vocabulary_in_a_mapped_folder_is_a_clear_error(damaged, make):
+    # checked before counting: numpy's bincount of 2**32 - 1 would first allocate 34 GB
+    seqs = TokenSequences.open(damaged)
+    assert seqs.ids.dtype == np.uint32
+    with pytest.raises(tokembed.errors.TokembedError, match=r"id 4294967295 is outside the vocabulary"):
+        make().fit(seqs)

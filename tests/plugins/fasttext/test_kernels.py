@@ -107,13 +107,6 @@ def test_planned_chunks_are_the_cut_corpus_grouped_as_a_whole_corpus_copy_would_
         (sum(map(len, flat)), len(flat), max(map(len, flat), default=0))
 
 
-def test_count_ids_counts_in_place_and_names_an_id_outside_the_vocabulary():
-    counts = np.zeros(4, np.int64)
-    assert CK.count_ids(np.array([3, 1, 3, 0], np.uint16), 1, 4, counts) == -1
-    assert counts.tolist() == [1, 1, 0, 1]  # ids[1:4]: the first 3 is outside the range
-    assert CK.count_ids(np.array([2, 7, 1], np.uint32), 0, 3, counts) == 7
-
-
 def test_compose_vectors_is_the_mean_of_the_rows():
     syn0 = np.arange(12, dtype=np.float32).reshape(6, 2)
     row_offsets = np.array([0, 1, 4], np.int64)

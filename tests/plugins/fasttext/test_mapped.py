@@ -135,7 +135,7 @@ def test_two_workers_learn_as_well_from_a_mapped_corpus(tmp_path):
 
 
 def test_page_release_drops_the_resident_pages_of_a_mapped_range(tmp_path):
-    from tokembed.plugins.fasttext.training import page_release
+    from tokembed.sequences import page_release
 
     def rss_file() -> int:  # bytes of file-backed pages this process has mapped (Linux)
         with open("/proc/self/status") as fh:
