@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ._id_kernels import count_ids
 from .errors import TokembedError
 
 __all__ = ["TokenSequences", "as_token_sequences", "page_release", "CHUNK_TOKENS"]
@@ -242,9 +243,9 @@ class TokenSequences:
     def counts(self) -> np.ndarray:
         """Occurrences of each id over the corpus, int64 (vocab_size,).
 
-        Counted over consecutive slices of :data:`CHUNK_TOKENS` ids (document boundaries do not matter here), each
-        converted apart, so neither a mapped corpus nor a large one in memory is copied whole; a mapped file's pages
-        are released after each slice (:func:`page_release`). A mapped corpus's ids and offsets are checked as they
+        Counted in place by a Numba kernel over consecutive slices of :data:`CHUNK_TOKENS` ids, never converted (a
+        ``numpy.bincount`` would copy them as int64); a mapped file's pages are released after each slice
+        (:func:`page_release`). A mapped corpus's ids and offsets are checked as they
         are read (``TokenSequences.open`` reads neither).
 
         Raises
@@ -252,18 +253,16 @@ class TokenSequences:
         TokembedError
             When an id is outside ``[0, vocab_size)`` or the offsets decrease (a damaged encoded folder).
         """
-        n_vocab = len(self.vocab)
-        total = np.zeros(n_vocab, np.int64)
-        release = page_release(self.ids)
-        for lo in range(0, int(self.ids.size), CHUNK_TOKENS):
-            hi = min(int(self.ids.size), lo + CHUNK_TOKENS)
-            part = self.ids[lo:hi]
-            top = int(part.max())
-            if top >= n_vocab:
-                raise TokembedError(f"token sequences: id {top} is outside the vocabulary [0, {n_vocab}) (the encoded "
-                                    "corpus does not match its vocabulary)")
-            total += np.bincount(part, minlength=n_vocab)
+        total = np.zeros(len(self.vocab), np.int64)
+        ids, release = self.ids.view(np.ndarray), page_release(self.ids)
+        ids.flags.writeable = False  # a plain read-only view, mapped or not: one compiled kernel per dtype
+        for lo in range(0, int(ids.size), CHUNK_TOKENS):
+            hi = min(int(ids.size), lo + CHUNK_TOKENS)
+            bad = int(count_ids(ids, lo, hi, total))
             release(lo, hi)
+            if bad >= 0:
+                raise TokembedError(f"token sequences: id {bad} is outside the vocabulary [0, {total.size}) (the "
+                                    "encoded corpus does not match its vocabulary)")
         if self.is_mapped:
             self._check_offsets()
         return total

@@ -177,10 +177,11 @@ def plan_corpus(seqs: TokenSequences, token_map: np.ndarray, chunk_tokens: int =
 def warm_corpus_kernels() -> None:
     """Compile (or load from Numba's cache) the corpus kernels for the ids of a mapped corpus (uint16, uint32),
     which the in-memory warm-up (int32) does not reach."""
-    from types import SimpleNamespace
-
     for dtype in (np.uint16, np.uint32):
-        seqs = SimpleNamespace(ids=np.array([0, 1, 0], dtype), offsets=np.array([0, 3], np.int64), vocab=("a", "b"))
+        seqs = TokenSequences.__new__(TokenSequences)  # as TokenSequences.open gives them: ids kept as dtype
+        seqs.ids, seqs.offsets = np.array([0, 1, 0], dtype), np.array([0, 3], np.int64)
+        seqs.vocab, seqs.special_ids = ("a", "b"), frozenset()
+        seqs.counts()  # the counting kernel, for this dtype
         plan_corpus(seqs, np.array([0, 1], np.int32)).chunk(0)
 
 

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+import tokembed.sequences
+
 from tokembed.errors import TokembedError
 from tokembed.sequences import TokenSequences, as_token_sequences
 
@@ -95,3 +97,25 @@ def test_a_mapped_corpus_is_read_in_int32_chunks_and_its_counts_add_up_over_rang
     assert list(raw.id_chunks()) == [(0, 1), (1, 3), (3, 4), (4, 5)]
     assert raw.counts().tolist() == [7, 2, 1] and raw.counts().dtype == np.int64  # a: 2 + 5, b: 1 + 1, c: 1
     assert raw.slice(1, 4).ids.dtype == np.int32
+
+
+def test_the_counting_kernel_counts_in_place_and_names_an_id_outside_the_vocabulary():
+    from tokembed._id_kernels import count_ids
+
+    counts = np.zeros(4, np.int64)
+    assert count_ids(np.array([3, 1, 3, 0], np.uint16), 1, 4, counts) == -1
+    assert counts.tolist() == [1, 1, 0, 1]  # ids[1:4]: the first 3 is outside the range
+    assert count_ids(np.array([2, 7, 1], np.uint32), 0, 3, counts) == 7
+
+
+def test_counts_of_a_mapped_corpus_slice_by_slice_equal_bincount(monkeypatch):
+    # slices of 3 ids cut documents anywhere: counting does not need their boundaries
+    monkeypatch.setattr(tokembed.sequences, "CHUNK_TOKENS", 3)
+    seqs = TokenSequences.from_tokens([["a", "b", "a", "c"], ["c"], [], ["a"] * 5, ["b"]])
+    raw = TokenSequences.__new__(TokenSequences)
+    raw.ids, raw.offsets, raw.vocab, raw.special_ids = seqs.ids.astype(np.uint32), seqs.offsets, seqs.vocab, frozenset()
+    assert raw.counts().tolist() == np.bincount(seqs.ids).tolist() == [7, 2, 2]
+    raw.offsets = seqs.offsets.copy()
+    raw.offsets[2] = 9  # 0 4 9 5 10 11: decreasing in the middle, as open does not check
+    with pytest.raises(TokembedError, match="offsets decrease"):
+        raw.counts()
