@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import tokembed.sequences
-
 from tokembed.errors import TokembedError
 from tokembed.sequences import TokenSequences, as_token_sequences
 
