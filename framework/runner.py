@@ -433,10 +433,16 @@ class _Decoded:
         return len(self.seqs)
 
     def __getitem__(self, i: int) -> str:
-        return self.tok.decode([int(t) for t in self.seqs[i]])
+        return self.tok.decode(self.seqs[i].tolist())
 
     def __iter__(self) -> Iterator[str]:
-        return (self[i] for i in range(len(self)))
+        """Every document in order, decoded a chunk at a time (``decode_batch`` where the tokenizer has it)."""
+        decode_batch = getattr(self.tok, "decode_batch", None)
+        for part in self.seqs.in_memory_chunks():
+            if callable(decode_batch):
+                yield from decode_batch([part.ids[a:b] for a, b in zip(part.offsets[:-1], part.offsets[1:])])
+            else:
+                yield from (self.tok.decode(doc.tolist()) for doc in part)
 
 
 def _write_parts(stem: Path, parts: list, spec) -> dict[str, Any]:
