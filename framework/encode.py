@@ -77,10 +77,11 @@ def options_problem(format: str, eot_id: int | None, vocab_size: int | None) -> 
     if eot_id is not None and not (isinstance(eot_id, int) and not isinstance(eot_id, bool) and eot_id >= 0
                                    and (vocab_size is None or eot_id < vocab_size)):
         bound = f"in [0, {vocab_size - 1}]" if vocab_size is not None else ">= 0"
-        return f"the end-of-text id (--eot-id) must be an id of the vocabulary, {bound}, got {eot_id!r}"
+        return (f"the end-of-text id (--eot-id, eot_id: in a recipe) must be an id of the vocabulary, {bound}, got "
+                f"{eot_id!r}")
     if format == "tokembed" and eot_id is not None:  # it would be dropped without a word
-        return ("the end-of-text id (--eot-id) applies to the nanogpt and megatron formats; the tokembed layout "
-                "keeps each document's ids apart (offsets.npy) and writes no end-of-text id")
+        return ("the end-of-text id (--eot-id, eot_id: in a recipe) applies to the nanogpt and megatron formats; the "
+                "tokembed layout keeps each document's ids apart (offsets.npy) and writes no end-of-text id")
     if format == "nanogpt" and vocab_size is not None and id_dtype(vocab_size) != np.uint16:
         return (f"the nanogpt format stores ids as uint16 (at most 65,535), but this tokenizer's vocabulary has "
                 f"{vocab_size:,} entries; use the tokembed or megatron format")
@@ -249,7 +250,8 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         eot_id = end_of_text_id(tokenizer) if eot_id is None else eot_id
         if eot_id is None:
             raise TokembedError("encode: the nanogpt format puts an end-of-text id between documents, and this "
-                                "tokenizer has no <|endoftext|> or eos token; give one with --eot-id ID")
+                                "tokenizer has no <|endoftext|> or eos token; give one with --eot-id ID (eot_id: in a "
+                                "recipe)")
     if format == "megatron" and dtype != np.uint16:
         dtype = np.dtype(np.int32)  # Megatron reads int32 ids (its dtype code 4) beyond 16 bits
     start = time.perf_counter()

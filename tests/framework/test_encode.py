@@ -116,7 +116,7 @@ def test_bad_input_is_a_clear_error(gpt, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # neither empty/ nor empty.incomplete/, nor a lock
     with pytest.raises(TokembedError, match="wrap it in a list"):
         encode_corpus(gpt, "one string", tmp_path / "s", progress=False)
-    with pytest.raises(TokembedError, match=r"--eot-id\) must be an id of the vocabulary, in \[0, "):
+    with pytest.raises(TokembedError, match=r"in a recipe\) must be an id of the vocabulary, in \[0, "):
         encode_corpus(gpt, DOCS, tmp_path / "e", format="nanogpt", eot_id=10**6, progress=False)
     with pytest.raises(TokembedError, match="format must be one of"):
         encode_corpus(gpt, DOCS, tmp_path / "f", format="arrow", progress=False)
@@ -141,7 +141,7 @@ def test_the_command_reads_a_corpus_file_as_a_recipe_does(gpt, tmp_path, capsys)
 
 def test_an_end_of_text_id_is_refused_where_it_would_be_dropped(gpt, tmp_path):
     # the tokembed layout writes no end-of-text id (offsets keep documents apart): --eot-id was silently ignored
-    with pytest.raises(TokembedError, match=r"--eot-id\) applies to the nanogpt and megatron formats"):
+    with pytest.raises(TokembedError, match=r"in a recipe\) applies to the nanogpt and megatron formats"):
         encode_corpus(gpt, DOCS, tmp_path / "enc", eot_id=0, progress=False)
     assert not (tmp_path / "enc").exists() and not (tmp_path / "enc.incomplete").exists()
 

@@ -62,8 +62,8 @@ def test_the_run_writes_what_tokembed_encode_writes(work):
 
 
 @pytest.mark.parametrize("encode, problem", [
-    ("{format: tokembed, eot_id: 0}", r"tokenizers\.bpe\.encode\.eot_id: the end-of-text id \(--eot-id\) applies "
-                                      r"to the nanogpt and megatron formats"),
+    ("{format: tokembed, eot_id: 0}", r"tokenizers\.bpe\.encode\.eot_id: the end-of-text id \(--eot-id, eot_id: in "
+                                      r"a recipe\) applies to the nanogpt and megatron formats"),
     ("{fromat: nanogpt}", r"tokenizers\.bpe\.encode\.fromat: unknown encode key\. Did you mean 'format'\?"),
     ("{format: arrow}", r"tokenizers\.bpe\.encode\.format: expected one of 'tokembed', 'nanogpt', 'megatron'"),
     ("{eot_id: -1}", r"tokenizers\.bpe\.encode\.eot_id: expected int >= 0"),
