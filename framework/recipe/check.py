@@ -33,6 +33,7 @@ from .nodes import (
     is_plain,
     join_path,
     mapping_items,
+    path_base,
     python_to_node,
 )
 from ..params import Interval
@@ -451,7 +452,7 @@ class _Checker:
         p = Path(value).expanduser()
         if p.is_absolute():
             return str(p)
-        base = Path.cwd() if getattr(node, "tokembed_origin", None) is not None else self.base_dir
+        base = path_base(node, self.base_dir)
         return str((base / p).absolute())
 
     def _check_params(self, cls: type, params: dict[str, Any], nodes: dict[str, Node], node: Node,

@@ -25,9 +25,11 @@ from .nodes import (
     bad_label,
     describe_node,
     did_you_mean,
+    from_override,
     is_plain,
     join_path,
     mapping_items,
+    path_base,
 )
 from ..params import Interval
 from .params import INVALID, coerce
@@ -47,9 +49,6 @@ _AT_LEAST_ZERO = Interval(int, 0, None)
 def _is_null(node: Node | None) -> bool:
     return isinstance(node, ScalarNode) and is_plain(node) and node.value in NULL_WORDS
 
-
-def _from_override(node: Node) -> bool:
-    return getattr(node, "tokembed_origin", None) is not None
 
 
 def trained_labels(node: Node) -> list[str]:
@@ -211,7 +210,7 @@ class _CompareChecker:
                             _AT_LEAST_ONE)
         if value is INVALID:
             return None
-        base = Path.cwd() if _from_override(snode) else self.base_dir
+        base = path_base(snode, self.base_dir)
         if source == "dataset":
             found = dataset_location(value, snode, join_path(path, source), self.problems, ("corpus_dir",))
             if found is None:
@@ -224,7 +223,7 @@ class _CompareChecker:
             p = Path(value).expanduser()
             root = (p if p.is_absolute() else base / p).absolute()
             if not root.is_dir():
-                rel = not p.is_absolute() and not _from_override(snode)
+                rel = not p.is_absolute() and not from_override(snode)
                 self.problems.add(snode, join_path(path, source),
                                   f"{value}: no such folder{'; paths are relative to the recipe file' if rel else ''}")
                 return None

@@ -16,7 +16,15 @@ from yaml.nodes import MappingNode, Node
 from ..corpus import ERROR_MODES, FORMATS, UNITS, builtin_names, implied_format
 from ..errors import TokembedError
 from .context import Context
-from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items
+from .nodes import (
+    Problems,
+    describe_node,
+    did_you_mean,
+    from_override,
+    join_path,
+    mapping_items,
+    path_base,
+)
 from ..params import Interval
 from .params import INVALID, coerce
 from .specs import CorpusSpec
@@ -43,9 +51,6 @@ def builtin_corpus_names() -> list[str]:
     """Names accepted by ``corpus: {builtin: NAME}`` (from :func:`tokembed.corpus.builtin_names`)."""
     return list(builtin_names())
 
-
-def _from_override(node: Node) -> bool:
-    return getattr(node, "tokembed_origin", None) is not None
 
 
 def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool = False,
@@ -135,7 +140,7 @@ def check_corpus(ctx: Context, node: Node, where: str = "corpus", limits: bool =
                 ok = False
 
     paths: tuple[Path, ...] = ()
-    base = Path.cwd() if _from_override(vnode) else base_dir
+    base = path_base(vnode, base_dir)
     if source == "builtin":
         names = builtin_corpus_names()
         if value not in names:
@@ -191,13 +196,13 @@ def check_encoded(ctx: Context, node: MappingNode, where: str = "corpus") -> Cor
     if not value.strip():
         problems.add(vnode, path, "empty: name the folder tokembed encode --out wrote")
         return None
-    base = Path.cwd() if _from_override(vnode) else ctx.base_dir
+    base = path_base(vnode, ctx.base_dir)
     folder = Path(value).expanduser()
     folder = (folder if folder.is_absolute() else base / folder).absolute()
     try:
         manifest = read_manifest(folder)
     except ArtifactError as exc:
-        relative = not Path(value).expanduser().is_absolute() and not _from_override(vnode)
+        relative = not Path(value).expanduser().is_absolute() and not from_override(vnode)
         problems.add(vnode, path, str(exc) + ("; paths are relative to the recipe file" if relative else ""))
         return None
     layout = manifest.get("layout")
@@ -314,7 +319,7 @@ def _expand(value: str, base: Path | None, node: Node, path: str, problems: Prob
         problems.add(node, path, f"cannot read {value!r}: {getattr(exc, 'strerror', None) or exc}")
         return None
     except CorpusError as exc:
-        relative = base is not None and not os.path.isabs(os.path.expanduser(value)) and not _from_override(node)
+        relative = base is not None and not os.path.isabs(os.path.expanduser(value)) and not from_override(node)
         problems.add(node, path, str(exc) + ("; paths are relative to the recipe file" if relative else ""))
         return None
 

@@ -22,7 +22,7 @@ from ..encode import options_problem
 from ..encoded import ENCODE_FORMATS
 from ..params import Interval, Options, PathLike, hint_of
 from .context import Context
-from .nodes import describe_node, did_you_mean, join_path, mapping_items
+from .nodes import describe_node, did_you_mean, join_path, mapping_items, path_base
 from .params import INVALID, coerce
 from .specs import EncodeSpec
 
@@ -74,7 +74,7 @@ def check_encode(ctx: Context, node: Node, path: str, plan_vocab: int | None) ->
     out = None
     if "out" in values:
         given = Path(values["out"]).expanduser()
-        base = Path.cwd() if getattr(nodes["out"], "tokembed_origin", None) is not None else ctx.base_dir
+        base = path_base(nodes["out"], ctx.base_dir)
         out = (given if given.is_absolute() else base / given).absolute()
         first = ctx.encode_outs.setdefault(out, path)
         if first != path:

@@ -24,7 +24,7 @@ from yaml.nodes import MappingNode, Node
 from ..errors import ArtifactError, TokembedError, UnknownComponentError, with_context
 from ..export import FORMS_IN_WORDS, LOAD_FORMATS, load_format, readers_of, recognise_tokenizer_file
 from .corpus import dataset_location
-from .nodes import did_you_mean, join_path, mapping_items
+from .nodes import did_you_mean, from_override, join_path, mapping_items, path_base
 from .context import Context
 from .params import ANY, INVALID, REQUIRED, class_params, coerce, describe, method_params, thaw
 from .compare_specs import LoadSpec
@@ -34,9 +34,6 @@ __all__ = ["LOAD_KEYS", "check_load"]
 #: Reserved keys of a ``{load: ...}`` stage; the others are parameters of the loader.
 LOAD_KEYS = ("load", "type")
 
-
-def _from_override(node: Node) -> bool:
-    return getattr(node, "tokembed_origin", None) is not None
 
 
 def check_load(ctx: Context, label: str, node: MappingNode, path: str) -> LoadSpec | None:
@@ -294,14 +291,14 @@ class _LoadChecker:
         """The existing file ``value`` names, absolute (relative to the recipe's folder, or to the current
         directory for a ``--set`` value), or None after recording why there is none."""
         p = Path(value).expanduser()
-        base = Path.cwd() if _from_override(node) else self.base_dir
+        base = path_base(node, self.base_dir)
         full = p if p.is_absolute() else base / p
         if full.is_file():
             return full.absolute()
         if full.is_dir():
             self.problems.add(node, path, f"{value}: is a folder; load: names one tokenizer file ({FORMS_IN_WORDS})")
             return None
-        relative = not p.is_absolute() and not _from_override(node)
+        relative = not p.is_absolute() and not from_override(node)
         looked = f" (looked in {full})" if str(full) != value else ""
         self.problems.add(node, path, f"{value}: no such file{looked}"
                                       + ("; paths are relative to the recipe file" if relative else ""))

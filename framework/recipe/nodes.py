@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
@@ -69,6 +70,17 @@ class _Loader(yaml.SafeLoader):
         node = super().compose_scalar_node(anchor)
         setattr(node, _EXPLICIT, explicit)
         return node
+
+
+def from_override(node: Node) -> bool:
+    """Whether ``node`` was made from a ``--set PATH=VALUE`` override."""
+    return getattr(node, _ORIGIN, None) is not None
+
+
+def path_base(node: Node, base_dir: Path) -> Path:
+    """The folder a relative path written in ``node`` is relative to: the recipe's folder (``base_dir``), or the
+    current directory for a ``--set`` value. The one rule of recipe paths (docs/recipes.md)."""
+    return Path.cwd() if from_override(node) else base_dir
 
 
 def is_plain(node: ScalarNode) -> bool:
