@@ -68,23 +68,24 @@ def tokenizer_digest(tokenizer: Any) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def options_problem(format: str, eot_id: int | None, vocab_size: int | None) -> str | None:
-    """Why ``format`` and ``eot_id`` cannot encode with a vocabulary of ``vocab_size`` entries (None: not known yet,
-    the size-dependent rules are skipped), or None. The rules of :func:`encode_corpus` that need no fitted
-    tokenizer, so that a recipe's ``encode:`` is checked by validate with the same words."""
+def options_problem(format: str, eot_id: int | None, vocab_size: int | None) -> tuple[str, str] | None:
+    """``(option, why)``: which option (``"format"`` or ``"eot_id"``) cannot encode with a vocabulary of
+    ``vocab_size`` entries (None: not known yet, the size-dependent rules are skipped) and why; or None. The rules
+    of :func:`encode_corpus` that need no fitted tokenizer, so that a recipe's ``encode:`` is checked by validate
+    with the same words, at the option's line."""
+    eot = "the end-of-text id (--eot-id, eot_id: in a recipe)"
     if format not in ENCODE_FORMATS:
-        return f"format must be one of {', '.join(ENCODE_FORMATS)}, got {format!r}"
+        return "format", f"format must be one of {', '.join(ENCODE_FORMATS)}, got {format!r}"
     if eot_id is not None and not (isinstance(eot_id, int) and not isinstance(eot_id, bool) and eot_id >= 0
                                    and (vocab_size is None or eot_id < vocab_size)):
         bound = f"in [0, {vocab_size - 1}]" if vocab_size is not None else ">= 0"
-        return (f"the end-of-text id (--eot-id, eot_id: in a recipe) must be an id of the vocabulary, {bound}, got "
-                f"{eot_id!r}")
+        return "eot_id", f"{eot} must be an id of the vocabulary, {bound}, got {eot_id!r}"
     if format == "tokembed" and eot_id is not None:  # it would be dropped without a word
-        return ("the end-of-text id (--eot-id, eot_id: in a recipe) applies to the nanogpt and megatron formats; the "
-                "tokembed layout keeps each document's ids apart (offsets.npy) and writes no end-of-text id")
+        return "eot_id", (f"{eot} applies to the nanogpt and megatron formats; the tokembed layout keeps each "
+                          "document's ids apart (offsets.npy) and writes no end-of-text id")
     if format == "nanogpt" and vocab_size is not None and id_dtype(vocab_size) != np.uint16:
-        return (f"the nanogpt format stores ids as uint16 (at most 65,535), but this tokenizer's vocabulary has "
-                f"{vocab_size:,} entries; use the tokembed or megatron format")
+        return "format", (f"the nanogpt format stores ids as uint16 (at most 65,535), but this tokenizer's "
+                          f"vocabulary has {vocab_size:,} entries; use the tokembed or megatron format")
     return None
 
 
@@ -245,7 +246,7 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
     dtype = id_dtype(vocab_size)
     problem = options_problem(format, eot_id, vocab_size)
     if problem is not None:
-        raise TokembedError(f"encode: {problem}")
+        raise TokembedError(f"encode: {problem[1]}")
     if format == "nanogpt":
         eot_id = end_of_text_id(tokenizer) if eot_id is None else eot_id
         if eot_id is None:

@@ -68,8 +68,8 @@ def check_encode(ctx: Context, node: Node, path: str, plan_vocab: int | None) ->
     fmt, eot_id = values.get("format", "tokembed"), values.get("eot_id")
     problem = options_problem(fmt, eot_id, plan_vocab)
     if problem is not None:
-        where = "eot_id" if "eot_id" in nodes and "end-of-text" in problem else "format"
-        problems.add(nodes.get(where, node), join_path(path, where), problem)
+        where, why = problem
+        problems.add(nodes.get(where, node), join_path(path, where), why)
         return None
     out = None
     if "out" in values:
