@@ -93,33 +93,14 @@ def _mapped(data: Path, label: str, budget: int = 0):
 
 
 def cooccurrence(data: Path, label: str, size: int) -> None:
-    """Co-occurrence counts (the vectorizer's defaults) from the encoded folder, chunk by chunk: pass 1 the token
-    counts, pass 2 the pair counts over the kept vocabulary, each chunk's counts merged in order."""
-    from tokembed.engine import merge_counts
+    """Co-occurrence counts (the vectorizer's defaults) from the encoded folder, as a user runs them:
+    ``CooccurrenceVectorizer().fit(TokenSequences.open(DIR))``, which streams the map range by range (the token
+    counts, then the pairs over the kept vocabulary)."""
     from tokembed.plugins.cooccurrence.vectorizer import CooccurrenceVectorizer
 
     seqs = _mapped(data, label)
-    vec = CooccurrenceVectorizer()
-    t0 = time.perf_counter()
-    passes = []
-    for _ in range(2):
-        # adjacent counts merged pairwise as a binary counter (left to right, so in corpus order): each pair is
-        # merged about log2(chunks) times, not once per chunk as a running total would be
-        stack: list[tuple[int, object]] = []
-        for start, stop in seqs.id_chunks(1 << 24):
-            node = (1, vec.partial_counts(seqs.slice(start, stop)))
-            while stack and stack[-1][0] == node[0]:
-                width, left = stack.pop()
-                node = (2 * width, merge_counts(left, node[1]))
-            stack.append(node)
-        total = stack[0][1]
-        for _, right in stack[1:]:
-            total = merge_counts(total, right)
-        del stack
-        vec.fit_counts(total)
-        passes.append(time.perf_counter() - t0 - sum(passes))
-    _detail(pass1_seconds=passes[0], pass2_seconds=passes[1], vocab=len(vec.index_to_key_),
-            stored_pairs=int(vec.matrix_.nnz), tokens=int(seqs.n_tokens))
+    vec = CooccurrenceVectorizer().fit(seqs)
+    _detail(vocab=len(vec.index_to_key_), stored_pairs=int(vec.matrix_.nnz), tokens=int(seqs.n_tokens))
 
 
 def tfidf_df(data: Path, label: str, size: int) -> None:
