@@ -206,7 +206,12 @@ def _trained_corpus(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     seqs = _read_sequences(path)
     vocab = T.build_vocabulary(seqs, _MIN_COUNT, None, "pair count")
-    ids, offsets = T.prepare_corpus(seqs, vocab.token_map)
+    corpus = T.plan_corpus(seqs, vocab.token_map)  # the trainer's own plan: the same pieces it trains on
+    parts = [corpus.chunk(c) for c in range(corpus.n_chunks)]
+    ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32)
+    offsets = np.zeros(corpus.n_pieces + 1, np.int64)
+    if parts:
+        np.cumsum(np.concatenate([np.diff(p[1]) for p in parts]), out=offsets[1:])
     return ids, offsets, vocab.counts
 
 
