@@ -23,11 +23,14 @@ import numpy as np
 from ._id_kernels import count_ids
 from .errors import TokembedError
 
-__all__ = ["TokenSequences", "as_token_sequences", "page_release", "CHUNK_TOKENS"]
+__all__ = ["TokenSequences", "as_token_sequences", "page_release", "CHUNK_TOKENS", "READ_TOKENS"]
 
 #: Ids per range when a consumer streams a memory-mapped corpus (:meth:`TokenSequences.id_chunks` without
 #: ``max_tokens``): 2^22, 16 MiB once converted to ``int32``.
 CHUNK_TOKENS = 1 << 22
+#: Ids read at a time by the passes that never convert them (counting, checking offsets): 2^20, so that at most
+#: 2-4 MiB of a mapped file's pages are resident before they are released.
+READ_TOKENS = 1 << 20
 
 
 class TokenSequences:
@@ -243,7 +246,7 @@ class TokenSequences:
     def counts(self) -> np.ndarray:
         """Occurrences of each id over the corpus, int64 (vocab_size,).
 
-        Counted in place by a Numba kernel over consecutive slices of :data:`CHUNK_TOKENS` ids, never converted (a
+        Counted in place by a Numba kernel over consecutive slices of :data:`READ_TOKENS` ids, never converted (a
         ``numpy.bincount`` would copy them as int64); a mapped file's pages are released after each slice
         (:func:`page_release`). A mapped corpus's ids and offsets are checked as they
         are read (``TokenSequences.open`` reads neither).
@@ -256,13 +259,12 @@ class TokenSequences:
         total = np.zeros(len(self.vocab), np.int64)
         ids, release = self.ids.view(np.ndarray), page_release(self.ids)
         ids.flags.writeable = False  # a plain read-only view, mapped or not: one compiled kernel per dtype
-        for lo in range(0, int(ids.size), CHUNK_TOKENS):
-            hi = min(int(ids.size), lo + CHUNK_TOKENS)
+        for lo in range(0, int(ids.size), READ_TOKENS):
+            hi = min(int(ids.size), lo + READ_TOKENS)
             bad = int(count_ids(ids, lo, hi, total))
             release(lo, hi)
             if bad >= 0:
-                raise TokembedError(f"token sequences: id {bad} is outside the vocabulary [0, {total.size}) (the "
-                                    "encoded corpus does not match its vocabulary)")
+                raise _outside(bad, total.size)
         if self.is_mapped:
             self._check_offsets()
         return total
@@ -271,8 +273,8 @@ class TokenSequences:
         """Raise TokembedError when a mapped corpus's offsets decrease somewhere (its ends are checked when it is
         opened), read in slices with pages released."""
         offsets, release = self.offsets, page_release(self.offsets)
-        for lo in range(0, max(int(offsets.size) - 1, 0), CHUNK_TOKENS):
-            hi = min(int(offsets.size), lo + CHUNK_TOKENS + 1)
+        for lo in range(0, max(int(offsets.size) - 1, 0), READ_TOKENS):
+            hi = min(int(offsets.size), lo + READ_TOKENS + 1)
             decreasing = bool(np.any(np.diff(offsets[lo:hi]) < 0))
             release(lo, hi)
             if decreasing:
@@ -287,8 +289,10 @@ class TokenSequences:
         start, stop = max(0, min(start, n)), max(0, min(stop, n))
         stop = max(stop, start)
         lo, hi = int(self.offsets[start]), int(self.offsets[stop])
-        return TokenSequences(self.ids[lo:hi].astype(np.int32), self.offsets[start:stop + 1] - lo, self.vocab,
-                              self.special_ids)
+        part = self.ids[lo:hi]
+        if part.dtype != np.int32 and part.size and int(part.max()) >= len(self.vocab):  # before int32 wraps it
+            raise _outside(int(part.max()), len(self.vocab))
+        return TokenSequences(part.astype(np.int32), self.offsets[start:stop + 1] - lo, self.vocab, self.special_ids)
 
     def chunks(self, n_docs: int) -> Iterator["TokenSequences"]:
         """Consecutive pieces of at most ``n_docs`` documents (for ``partial_fit`` and bounded memory)."""
@@ -341,6 +345,12 @@ class TokenSequences:
 
     def __repr__(self) -> str:
         return f"TokenSequences({len(self)} documents, {self.n_tokens} tokens, vocabulary of {len(self.vocab)})"
+
+
+def _outside(bad: int, n_vocab: int) -> TokembedError:
+    """The error of an id read from a mapped corpus that is not below its vocabulary size."""
+    return TokembedError(f"token sequences: id {bad} is outside the vocabulary [0, {n_vocab}) (the encoded corpus "
+                         "does not match its vocabulary)")
 
 
 def as_token_sequences(X: Any, what: str = "input", *, mapped: bool = False) -> TokenSequences:

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tokembed.errors import EmptyVocabularyError, TokembedError
-from tokembed.sequences import TokenSequences, page_release
+from tokembed.sequences import READ_TOKENS, TokenSequences, page_release
 
 from . import _kernels_corpus as CK
 from . import _kernels as K
@@ -28,8 +28,6 @@ from . import _kernels as K
 MAX_PIECE = 10_000
 #: Tokens per chunk: the unit of work a thread takes, and the granularity of the progress bar and learning rate.
 CHUNK_TOKENS = 20_000
-#: Input ids read per step by the counting and planning passes (a bounded slice of a mapped corpus).
-READ_TOKENS = 1 << 20
 #: fastText's end-of-sentence word: it gets no character n-grams (``Dictionary::initNgrams``).
 EOS = "</s>"
 

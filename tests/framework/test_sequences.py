@@ -109,7 +109,7 @@ def test_the_counting_kernel_counts_in_place_and_names_an_id_outside_the_vocabul
 
 def test_counts_of_a_mapped_corpus_slice_by_slice_equal_bincount(monkeypatch):
     # slices of 3 ids cut documents anywhere: counting does not need their boundaries
-    monkeypatch.setattr(tokembed.sequences, "CHUNK_TOKENS", 3)
+    monkeypatch.setattr(tokembed.sequences, "READ_TOKENS", 3)
     seqs = TokenSequences.from_tokens([["a", "b", "a", "c"], ["c"], [], ["a"] * 5, ["b"]])
     raw = TokenSequences.__new__(TokenSequences)
     raw.ids, raw.offsets, raw.vocab, raw.special_ids = seqs.ids.astype(np.uint32), seqs.offsets, seqs.vocab, frozenset()
