@@ -152,7 +152,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
         corpus = read_documents(args.corpus, **kwargs)
     summary = encode_corpus(tok, corpus, args.out, format=args.format, eot_id=args.eot_id,
                             corpus=str(args.corpus), total_bytes=corpus.size_bytes(), progress=not args.quiet)
-    print(f"encoded {summary.documents:,} documents into {summary.tokens:,} tokens ({summary.text_bytes / 1e6:,.1f} "
+    docs = f"{summary.documents:,} document" + ("" if summary.documents == 1 else "s")
+    print(f"encoded {docs} into {summary.tokens:,} tokens ({summary.text_bytes / 1e6:,.1f} "
           f"MB of text in {summary.seconds:.1f} s, {summary.mb_per_s:.1f} MB/s): {summary.folder} "
           f"({summary.format} layout)")
     return 0

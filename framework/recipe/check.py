@@ -20,7 +20,7 @@ from .compare import check_compare, trained_labels
 from .context import Context
 from .compare_specs import LoadSpec
 from .corpus import check_corpus, check_encoded_stages
-from .encode import check_encode
+from .encode import check_encode, check_encode_outside_run
 from .load import check_load
 from .engine import check_engine
 from .evaluate import check_evaluate
@@ -176,6 +176,8 @@ class _Checker:
                                  if isinstance(pipe, MappingNode) and pipeline is not None else None)
         if evaluate is not None and embedders and "evaluate" in top:
             self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
+        check_encode_outside_run(self.problems, self.nodes, tokenizers,
+                                 (output or Path("runs") / Path(path).stem).absolute())
         if self.problems or (corpus is None and compare is None and not evaluate_only):
             return None
         return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare,

@@ -22,7 +22,7 @@ from ..encode import options_problem
 from ..encoded import ENCODE_FORMATS
 from ..params import Interval, Options, PathLike, hint_of
 from .context import Context
-from .nodes import describe_node, did_you_mean, join_path, mapping_items, path_base
+from .nodes import Problems, describe_node, did_you_mean, join_path, mapping_items, path_base
 from .params import INVALID, coerce
 from .specs import EncodeSpec
 
@@ -83,3 +83,17 @@ def check_encode(ctx: Context, node: Node, path: str, plan_vocab: int | None) ->
                                                                "out:")
             return None
     return EncodeSpec(fmt, out, eot_id, location=problems.where(node))
+
+
+def check_encode_outside_run(problems: Problems, nodes: dict, tokenizers: tuple[Any, ...], run_dir: Path) -> None:
+    """A problem for each ``encode: {out: DIR}`` at or inside the run folder ``run_dir``: the run writes that folder
+    whole (and its lock would refuse the encode), so ``out:`` must name a folder outside it, or be left out (the
+    run folder's ``<label>.encoded``). ``nodes`` is the checker's ``(section, label) -> {key: node}``."""
+    for spec in tokenizers:
+        encode = getattr(spec, "encode", None)
+        out = encode.out if encode is not None else None
+        if out is not None and (out == run_dir or run_dir in out.parents):
+            at = nodes.get(("tokenizers", spec.label), {})
+            problems.add(at.get("encode") or at.get("<stage>"), f"tokenizers.{spec.label}.encode.out",
+                         f"{out} is inside the run folder {run_dir}, which the run writes whole: name a folder "
+                         f"outside it, or leave out: unset to write {spec.label}.encoded in the run folder")

@@ -111,3 +111,14 @@ def test_two_stages_encoding_into_one_folder_are_a_problem(tmp_path):
     with pytest.raises(RecipeError, match=r"r\.yaml:4:\d+: tokenizers\.b\.encode\.out: same: tokenizers\.a\.encode "
                                           r"writes this folder too"):
         load_recipe(tmp_path / "r.yaml")
+
+
+def test_an_encode_folder_inside_the_run_folder_is_a_validate_error(work):
+    # out: is relative to the recipe (data/), the run folder to the current directory (runs/r by default): the run
+    # writes runs/r whole, so an encode there failed at the end of the run with a misleading lock message
+    recipe = _recipe(work, f"  bpe: {BPE}, encode: {{out: ../runs/r/ids}}}}\n")
+    with pytest.raises(RecipeError, match=r"r\.yaml:3:\d+: tokenizers\.bpe\.encode\.out: \S+ids is inside the run "
+                                          r"folder \S+r, which the run writes whole"):
+        load_recipe(recipe)
+    assert load_recipe(_recipe(work, f"  bpe: {BPE}, encode: {{out: ../ids}}}}\n")).tokenizers[0].encode.out == \
+        (work / "ids").absolute()
