@@ -176,8 +176,9 @@ class _Checker:
                                  if isinstance(pipe, MappingNode) and pipeline is not None else None)
         if evaluate is not None and embedders and "evaluate" in top:
             self.vector_labels(top["evaluate"][1], {s.label for s in embedders})
-        check_encode_outside_run(self.problems, self.nodes, tokenizers,
-                                 (output or Path("runs") / Path(path).stem).absolute())
+        run_dir = output or (Path("runs") / Path(path).stem if path is not None else None)  # as run_recipe names it
+        if run_dir is not None:
+            check_encode_outside_run(self.problems, self.nodes, tokenizers, run_dir.absolute())
         if self.problems or (corpus is None and compare is None and not evaluate_only):
             return None
         return Recipe(path, corpus, tokenizers, pipeline, embedders, output, overrides, self.registry, compare,

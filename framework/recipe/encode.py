@@ -13,6 +13,7 @@ them and the tokenizer's planned vocabulary are :func:`tokembed.encode.options_p
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,7 @@ def check_encode(ctx: Context, node: Node, path: str, plan_vocab: int | None) ->
     if "out" in values:
         given = Path(values["out"]).expanduser()
         base = path_base(nodes["out"], ctx.base_dir)
-        out = (given if given.is_absolute() else base / given).absolute()
+        out = Path(os.path.abspath(given if given.is_absolute() else base / given))  # ".." resolved: one name each
         first = ctx.encode_outs.setdefault(out, path)
         if first != path:
             problems.add(nodes["out"], join_path(path, "out"), f"{values['out']}: {first} writes this folder too, "
@@ -89,6 +90,7 @@ def check_encode_outside_run(problems: Problems, nodes: dict, tokenizers: tuple[
     """A problem for each ``encode: {out: DIR}`` at or inside the run folder ``run_dir``: the run writes that folder
     whole (and its lock would refuse the encode), so ``out:`` must name a folder outside it, or be left out (the
     run folder's ``<label>.encoded``). ``nodes`` is the checker's ``(section, label) -> {key: node}``."""
+    run_dir = Path(os.path.abspath(run_dir))
     for spec in tokenizers:
         encode = getattr(spec, "encode", None)
         out = encode.out if encode is not None else None
