@@ -20,7 +20,6 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ._id_kernels import count_ids
 from .errors import TokembedError
 
 __all__ = ["TokenSequences", "as_token_sequences", "page_release", "CHUNK_TOKENS", "READ_TOKENS"]
@@ -256,6 +255,8 @@ class TokenSequences:
         TokembedError
             When an id is outside ``[0, vocab_size)`` or the offsets decrease (a damaged encoded folder).
         """
+        from ._id_kernels import count_ids  # Numba is loaded when a corpus is first counted, not on import
+
         total = np.zeros(len(self.vocab), np.int64)
         ids, release = self.ids.view(np.ndarray), page_release(self.ids)
         ids.flags.writeable = False  # a plain read-only view, mapped or not: one compiled kernel per dtype

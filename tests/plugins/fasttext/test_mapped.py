@@ -131,9 +131,10 @@ def test_two_workers_learn_as_well_from_a_mapped_corpus(tmp_path):
         within = np.mean([kv.similarity(a, b) for a in sets[0] for b in sets[0] if a < b])
         across = np.mean([kv.similarity(a, b) for a in sets[0] for b in sets[1]])
         gaps.append(within - across)
-    # measured: gaps from 0.67 to 0.90 run to run (16 words shared by two racing threads), the two within 0.07 of
-    # each other; untrained vectors give a gap near 0
-    assert min(gaps) > 0.3 and abs(gaps[0] - gaps[1]) < 0.2, gaps
+    # measured: gaps from 0.67 to 0.92 run to run on either path (16 words shared by two racing threads: Hogwild's
+    # spread, so the two paths are not compared with each other; one worker is byte-identical, tested above);
+    # untrained or scrambled vectors give a gap near 0
+    assert min(gaps) > 0.3, gaps
 
 
 def test_page_release_drops_the_resident_pages_of_a_mapped_range(tmp_path):
