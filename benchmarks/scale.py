@@ -286,19 +286,23 @@ def load_results(data: Path) -> dict[tuple[str, str], dict]:
     return out
 
 
-def _project(a: dict, b: dict, target: int) -> str | None:
-    """A linear projection of wall time and peak RSS to ``target`` bytes from two ok results, as words."""
-    if a.get("status") != "ok" or b.get("status") != "ok" or a["work_bytes"] == b["work_bytes"]:
+def _project(a: dict, b: dict, target: int, x0: int, x1: int) -> str | None:
+    """A linear projection to ``target`` bytes from the results ``a`` and ``b`` of corpora of ``x0`` and ``x1``
+    bytes, as words: wall time and peak RSS from two ok results; peak RSS alone from two runs stopped after the
+    same time (a plateau, not a duration)."""
+    status = {a.get("status"), b.get("status")}
+    if x0 == x1 or not (status == {"ok"} or (status == {"stopped"} and a["wall_s"] == b["wall_s"])):
         return None
-    x0, x1 = a["work_bytes"], b["work_bytes"]
 
     def at(y0, y1):
         return y0 + (y1 - y0) * (target - x0) / (x1 - x0)
 
-    wall, rss = at(a["wall_s"], b["wall_s"]), at(a["peak_rss_mb"], b["peak_rss_mb"])
+    rss = at(a["peak_rss_mb"], b["peak_rss_mb"])
     limit = b.get("limit_bytes")
     over = f"; over the {limit / 1e9:g} GB limit" if limit and rss * 1e6 > limit else ""
-    return f"projected: ~{_dur(wall)}, ~{rss:,.0f} MB{over}"
+    if status == {"stopped"}:
+        return f"projected: peak RSS ~{rss:,.0f} MB{over}"
+    return f"projected: ~{_dur(at(a['wall_s'], b['wall_s']))}, ~{rss:,.0f} MB{over}"
 
 
 def render_table(data: Path, sizes: list[str]) -> str:
@@ -319,9 +323,9 @@ def render_table(data: Path, sizes: list[str]) -> str:
             if res is not None:
                 cells.append(describe(res))
                 continue
-            done = [results.get((name, lab)) for lab in labels[:i]]
-            done = [r for r in done if r and r.get("status") == "ok"]
-            proj = _project(done[-2], done[-1], parse_size(label)) \
+            done = [(results.get((name, lab)), parse_size(lab)) for lab in labels[:i]]
+            done = [(r, x) for r, x in done if r and r.get("status") in ("ok", "stopped")]
+            proj = _project(done[-2][0], done[-1][0], parse_size(label), done[-2][1], done[-1][1]) \
                 if len(done) >= 2 and name.startswith(PROJECTED) else None
             cells.append(f"*{proj}*" if proj else "not run")
         if any(c != "not run" for c in cells):

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator, Sequence
 
 from ._version import __version__
@@ -131,7 +131,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
     from . import load
     from .corpus import Corpus, builtin_names, implied_format, read_documents
-    from .encode import encode_corpus
+    from .encode import encode_corpus, on_engine
     from .errors import ArtifactError, CorpusError
 
     _refuse_other_tokenizer_files(args.tokenizer)
@@ -150,13 +150,48 @@ def cmd_encode(args: argparse.Namespace) -> int:
             raise CorpusError(f"{args.corpus}: JSON Lines (by its name): give --field KEY, the key holding each "
                               "record's text")
         corpus = read_documents(args.corpus, **kwargs)
-    summary = encode_corpus(tok, corpus, args.out, format=args.format, eot_id=args.eot_id,
-                            corpus=str(args.corpus), total_bytes=corpus.size_bytes(), progress=not args.quiet)
+    engine = _encode_engine(args)
+    with engine if engine is not None else nullcontext():
+        summary = encode_corpus(
+            tok, corpus, args.out, format=args.format, eot_id=args.eot_id, corpus=str(args.corpus),
+            total_bytes=corpus.size_bytes(), progress=not args.quiet,
+            map_partitions=None if engine is None else on_engine(engine, corpus, quiet=args.quiet))
     docs = f"{summary.documents:,} document" + ("" if summary.documents == 1 else "s")
     print(f"encoded {docs} into {summary.tokens:,} tokens ({summary.text_bytes / 1e6:,.1f} "
           f"MB of text in {summary.seconds:.1f} s, {summary.mb_per_s:.1f} MB/s): {summary.folder} "
           f"({summary.format} layout)")
     return 0
+
+
+def _encode_engine(args: argparse.Namespace):
+    """The Dask engine ``tokembed encode --engine dask`` (or ``--scheduler``) encodes on, or None for this
+    process's threads (``--engine local``, the default)."""
+    import math
+
+    from .errors import EngineError
+
+    if args.scheduler is None and args.engine in (None, "local"):
+        for flag, value in (("--workers", args.workers), ("--partition-mb", args.partition_mb)):
+            if value is not None:
+                raise EngineError(f"tokembed encode: {flag} applies to --engine dask; the local engine encodes on "
+                                 "the tokenizer's threads")
+        return None
+    if args.engine == "local":
+        raise EngineError("tokembed encode: --scheduler needs --engine dask (or no --engine)")
+    from .engine import open_engine
+
+    if args.scheduler is not None:
+        from .engine.cluster import address_problem
+
+        problem = address_problem(args.scheduler)
+        if problem:
+            raise EngineError(f"tokembed encode: --scheduler {args.scheduler}: {problem}")
+    if args.workers is not None and args.workers < 1:
+        raise EngineError(f"tokembed encode: --workers must be at least 1, got {args.workers}")
+    if args.partition_mb is not None and not (args.partition_mb >= 0.001 and math.isfinite(args.partition_mb)):
+        raise EngineError(f"tokembed encode: --partition-mb must be a finite number of MiB >= 0.001, got "
+                         f"{args.partition_mb}")
+    return open_engine("dask", address=args.scheduler, workers=args.workers, partition_mb=args.partition_mb)
 
 
 def _refuse_other_tokenizer_files(path: str) -> None:
@@ -327,6 +362,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--errors", choices=["strict", "replace"], default="strict",
                    help="undecodable bytes: an error naming the line (strict), or U+FFFD (replace)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--engine", choices=["local", "dask"],
+                   help="local (default): this process's threads; dask: each partition encoded by a worker and "
+                        "the parts appended in order (a local cluster of 2 workers unless --scheduler names one; "
+                        "docs/encode.md)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (implies --engine dask; every worker "
+                        "must see the corpus and the output folder under the same paths)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="dask: the local cluster's worker processes (default 2), or the workers to wait for")
+    p.add_argument("--partition-mb", type=float, metavar="MB", help="dask: target partition size in MiB (default "
+                                                                   "128)")
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("warmup", help="compile and cache every Numba kernel now, so first runs do not pay for it")

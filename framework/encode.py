@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import shutil
 import struct
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -37,7 +38,8 @@ from .errors import TokembedError
 from .io import atomic_write_json, dumps_json
 from .runs import RunFolder
 
-__all__ = ["EncodeSummary", "encode_corpus", "options_problem", "tokenizer_digest"]
+__all__ = ["EncodePartition", "EncodedPart", "EncodedParts", "EncodeSummary", "encode_corpus", "on_engine",
+           "options_problem", "tokenizer_digest"]
 
 _BATCH_CHARS = 1 << 22  # about 4 MB of text per encode_ids call
 _BATCH_DOCS = 16384
@@ -203,9 +205,80 @@ def _batches(documents: Iterable[str]) -> Iterable[tuple[list[str], int]]:
         yield batch, nbytes
 
 
+@dataclass(frozen=True)
+class EncodedPart:
+    """One partition's ids as :class:`EncodePartition` wrote them: a ``.npz`` holding ``ids`` (the output dtype)
+    and ``lengths`` (int64, one per document), with its counts and the UTF-8 bytes of text it encoded."""
+
+    path: str
+    documents: int
+    tokens: int
+    text_bytes: int
+
+
+@dataclass
+class EncodedParts:
+    """Consecutive partitions' :class:`EncodedPart` in corpus order; ``merge`` joins the lists (an engine's ordered
+    merge tree keeps the order)."""
+
+    parts: list
+
+    def merge(self, other: "EncodedParts") -> "EncodedParts":
+        return EncodedParts(self.parts + other.parts)
+
+
+@dataclass(frozen=True)
+class EncodePartition:
+    """The task of one partition on an engine's worker (:meth:`tokembed.engine.Engine.map_partitions`): read the
+    partition's documents from ``corpus`` (a :class:`tokembed.corpus.Corpus`; a partition that carries its own
+    ``docs`` is read from them), encode them in the batches of :func:`encode_corpus` and write the ids as
+    ``folder/part-NNNNN.npz`` (atomically), returned as :class:`EncodedParts`. With ``folder`` None (the engine's
+    warm-up) nothing is written. Module-level, so Dask ships it by reference with the tokenizer pickled."""
+
+    tokenizer: Any
+    corpus: Any
+    folder: str | None
+    dtype: str
+
+    def __call__(self, part: Any) -> EncodedParts:
+        docs = getattr(part, "docs", None)
+        docs = self.corpus.read_partition(part) if docs is None else docs
+        ids_parts: list[np.ndarray] = []
+        len_parts: list[np.ndarray] = []
+        nbytes = 0
+        for batch, size in _batches(docs):
+            ids, lengths = self.tokenizer.encode_ids(batch)
+            ids_parts.append(np.asarray(ids).astype(self.dtype, copy=False))
+            len_parts.append(np.asarray(lengths, dtype=np.int64))
+            nbytes += size
+        if self.folder is None:
+            return EncodedParts([])
+        ids = np.concatenate(ids_parts) if ids_parts else np.zeros(0, self.dtype)
+        lengths = np.concatenate(len_parts) if len_parts else np.zeros(0, np.int64)
+        path = Path(self.folder) / f"part-{int(part.index):05d}.npz"
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, ids=ids, lengths=lengths)
+        os.replace(tmp, path)
+        return EncodedParts([EncodedPart(str(path), int(lengths.size), int(ids.size), nbytes)])
+
+
+def on_engine(engine: Any, corpus: Any, *, label: str = "encode",
+              quiet: bool = True) -> Callable[[EncodePartition], EncodedParts]:
+    """The ``map_partitions`` argument of :func:`encode_corpus` that encodes ``corpus`` (a
+    :class:`tokembed.corpus.Corpus`, the same object given as its ``documents``) on ``engine``
+    (:func:`tokembed.engine.open_engine`, ``"dask"``): each partition by :meth:`~tokembed.engine.Engine.map_partitions`,
+    the engine's warm-up writing nothing."""
+    def run(task: EncodePartition) -> EncodedParts:
+        return engine.map_partitions(task, corpus, warm=replace(task, folder=None), label=label, quiet=quiet)
+
+    return run
+
+
 def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLike, *, format: str = "tokembed",
                   eot_id: int | None = None, corpus: str = "", total_bytes: int | None = None,
-                  progress: bool = True) -> EncodeSummary:
+                  progress: bool = True,
+                  map_partitions: Callable[[EncodePartition], EncodedParts] | None = None) -> EncodeSummary:
     """Encode ``documents`` with a fitted tokenizer and write the ids to the folder ``out`` in ``format``.
 
     Parameters
@@ -228,6 +301,14 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         The corpus size in bytes, for the progress bar's total.
     progress : bool
         Show a progress bar (with MB/s) on a terminal.
+    map_partitions : callable, optional
+        Encode on an engine instead of this process's threads: called once with an :class:`EncodePartition`
+        whose ``folder`` is a staging folder inside the output's temporary folder, it must return the
+        :class:`EncodedParts` of every partition of ``documents`` (then a :class:`tokembed.corpus.Corpus`) in
+        corpus order: :func:`on_engine` ``(engine, documents)`` on the Dask engine (the workers must see that
+        folder: a shared file system). Each part is appended and deleted in turn: the same
+        files as encoding here, with peak memory of one partition's ids on this side, and the parts' disk space
+        until they are appended.
 
     Returns
     -------
@@ -261,18 +342,23 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
     if first is None:
         raise TokembedError(f"encode: the corpus{' ' + corpus if corpus else ''} holds no document (empty, or only "
                             "blank lines: docs/recipes.md#documents); nothing was written")
-    bar = _progress_bar(total_bytes, progress)
+    bar = _progress_bar(total_bytes, progress and map_partitions is None)  # an engine shows its own
 
     def work(folder: Path) -> EncodeSummary:
         writer = _Writer(folder, format, dtype, eot_id)
         nbytes = 0
         try:
-            for batch, size in itertools.chain([first], batches):
-                ids, lengths = tokenizer.encode_ids(batch)
-                writer.add(np.asarray(ids), np.asarray(lengths, dtype=np.int64))
-                nbytes += size
-                if bar is not None:
-                    bar.update(size)
+            if map_partitions is None:
+                for batch, size in itertools.chain([first], batches):
+                    ids, lengths = tokenizer.encode_ids(batch)
+                    writer.add(np.asarray(ids), np.asarray(lengths, dtype=np.int64))
+                    nbytes += size
+                    if bar is not None:
+                        bar.update(size)
+            else:
+                listed = isinstance(documents, (list, tuple))  # a list travels in its partitions, not whole
+                nbytes = _append_parts(writer, map_partitions, EncodePartition(
+                    tokenizer, None if listed else documents, str((folder / _PARTS).absolute()), dtype.name))
         finally:
             writer.close()
         tokenizer.save(folder / TOKENIZER_FILE)
@@ -300,6 +386,26 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
     finally:
         if bar is not None:
             bar.close()
+
+
+_PARTS = ".parts"  # the staging folder of an engine's parts, inside the output's temporary folder
+
+
+def _append_parts(writer: _Writer, map_partitions: Callable[[EncodePartition], EncodedParts],
+                  task: EncodePartition) -> int:
+    """Run ``task`` on every partition through ``map_partitions``, then append the parts in order (each deleted
+    once appended); the bytes of text encoded."""
+    staging = Path(task.folder)
+    staging.mkdir()
+    done = map_partitions(task)
+    nbytes = 0
+    for part in done.parts:
+        with np.load(part.path) as z:
+            writer.add(z["ids"], z["lengths"])
+        os.unlink(part.path)
+        nbytes += part.text_bytes
+    shutil.rmtree(staging)  # empty, or a retried task's unfinished .tmp
+    return nbytes
 
 
 def _progress_bar(total: int | None, show: bool) -> Any:

@@ -164,7 +164,7 @@ def _run_stages(recipe, reg, result: RunResult, corpus, corpus_at: str | None, e
                 with timer.step(f"export tokenizer {spec.label} as {fmt}"):
                     export_into_run(tok, fmt, out_dir, spec.label)
             if getattr(spec, "encode", None) is not None:
-                _encode_corpus(tok, spec, corpus, corpus_bytes, out_dir, timer, quiet)
+                _encode_corpus(tok, spec, corpus, corpus_bytes, out_dir, timer, quiet, engine)
             result.tokenizers[spec.label] = tok
             if not metrics or corpus is None:  # an encoded corpus has no text to measure on
                 continue
@@ -254,16 +254,24 @@ def _loaded_tokenizer(recipe, spec, timer: Timer) -> Any:
     return tok
 
 
-def _encode_corpus(tok, spec, corpus, corpus_bytes: int, out_dir: Path, timer: Timer, quiet: bool) -> None:
+def _encode_corpus(tok, spec, corpus, corpus_bytes: int, out_dir: Path, timer: Timer, quiet: bool,
+                   engine=None) -> None:
     """A tokenizer stage's ``encode:``: the corpus's token ids, written by :func:`tokembed.encode.encode_corpus`
-    (as ``tokembed encode`` writes them) into ``<label>.encoded`` of the run folder or the folder it names."""
-    from .encode import encode_corpus
+    (as ``tokembed encode`` writes them) into ``<label>.encoded`` of the run folder or the folder it names; on
+    the Dask engine, partition by partition on its workers (the same files)."""
+    from .encode import encode_corpus, on_engine
 
     enc = spec.encode
     out = enc.out if enc.out is not None else out_dir / f"{spec.label}.encoded"
-    with timer.step(f"encode corpus {spec.label} ({enc.format})", corpus_bytes):
+    name = f"encode corpus {spec.label} ({enc.format})"
+    dask = engine is not None and engine.type == "dask"
+    with timer.step(name, corpus_bytes):
         encode_corpus(tok, corpus, out, format=enc.format, eot_id=enc.eot_id, corpus=corpus.describe(),
-                      total_bytes=corpus_bytes or None, progress=not quiet)
+                      total_bytes=corpus_bytes or None, progress=not quiet,
+                      map_partitions=on_engine(engine, corpus, label=f"encode {spec.label}", quiet=quiet)
+                      if dask else None)
+    if dask and engine.last_stats is not None:
+        timer.table[name].update(engine.last_stats.as_dict())
 
 
 def _fit_tokenizer(tok, label: str, corpus, corpus_bytes: int, engine, timer: Timer, quiet: bool) -> None:

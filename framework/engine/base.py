@@ -485,18 +485,33 @@ class Engine:
         CorpusReadError, TokembedError, EngineError
             As :meth:`count` (a NaN block: TokembedError naming the partition).
         """
+        from dataclasses import replace
+
         task = TransformPartition(vectorizer.transform, tokenizer,
                                   None if isinstance(corpus, (list, tuple)) else corpus, folder, stem)
+        return self.map_partitions(task, corpus, warm=replace(task, folder=None), label=label, quiet=quiet)
+
+    def map_partitions(self, task: Callable[[Any], Any], corpus: Any, *, warm: Callable[[Any], Any] | None = None,
+                       label: str = "map", quiet: bool = True) -> Any:
+        """``task(partition)`` for every partition of ``corpus`` (the task reads its own documents), the results
+        merged in corpus order (``.merge``, which must keep the order: a list of blocks, say). Each host first
+        runs ``warm`` (default ``task``) on a :class:`ListPartition` of two short documents, to compile the kernels
+        once. The local engine without ``partition_mb`` makes the whole corpus one in-memory partition. Sets
+        :attr:`last_stats`.
+
+        Raises
+        ------
+        CorpusReadError, TokembedError, EngineError
+            As :meth:`count`.
+        """
         parts = self.partitions(corpus)
         if parts is None:  # the local engine without partition_mb: one partition, the whole corpus
             docs = list(corpus)
             parts = [ListPartition(0, 0, len(docs), tuple(docs), 0)]
-        from dataclasses import replace
-
         bar = Progress(label, sum(p.nbytes for p in parts), len(parts), quiet)
-        warm = _Apply(replace(task, folder=None), ListPartition(0, 0, len(WARMUP_DOCS), WARMUP_DOCS, 0))
+        warm_task = _Apply(warm or task, ListPartition(0, 0, len(WARMUP_DOCS), WARMUP_DOCS, 0))
         try:
-            return self.map_reduce(task, parts, merge_counts, warm=warm, progress=bar)
+            return self.map_reduce(task, parts, merge_counts, warm=warm_task, progress=bar)
         finally:
             bar.close()
 

@@ -105,6 +105,18 @@ def test_the_table_projects_a_missing_10gb_cell_from_1_and_2_5gb(tmp_path):
     assert "`bpe`" not in table  # a step without any result has no row
 
 
+def test_two_runs_stopped_at_the_same_time_project_their_plateau_only(tmp_path):
+    # the in-memory word2vec "before", stopped after 240 s at 1 and 2.5 GB: 1,600 + (4,000 - 1,600) * 6 = 16,000 MB
+    _result(tmp_path, "w2v-in-memory", "1GB", status="stopped", wall_s=240.0, peak_rss_mb=1600.0, work_bytes=None)
+    _result(tmp_path, "w2v-in-memory", "2.5GB", status="stopped", wall_s=240.0, peak_rss_mb=4000.0, work_bytes=None)
+    _result(tmp_path, "gensim-w2v", "1GB", status="stopped", wall_s=240.0, work_bytes=None)
+    _result(tmp_path, "gensim-w2v", "2.5GB", status="stopped", wall_s=300.0, work_bytes=None)  # not comparable
+    table = scale.render_table(tmp_path, ["1GB", "2.5GB", "10GB"])
+    row = next(line for line in table.splitlines() if "`w2v-in-memory`" in line)
+    assert row.endswith("| *projected: peak RSS ~16,000 MB* |")
+    assert next(line for line in table.splitlines() if "`gensim-w2v`" in line).endswith("| not run |")
+
+
 def test_the_table_names_budget_variants_and_other_caps(tmp_path):
     for name in ("word2vec-50M", "word2vec-5M", "spm-cap5M"):
         _result(tmp_path, name, "1GB", wall_s=1.0, work_bytes=None)
