@@ -288,10 +288,13 @@ def load_results(data: Path) -> dict[tuple[str, str], dict]:
 
 def _project(a: dict, b: dict, target: int, x0: int, x1: int) -> str | None:
     """A linear projection to ``target`` bytes from the results ``a`` and ``b`` of corpora of ``x0`` and ``x1``
-    bytes, as words: wall time and peak RSS from two ok results; peak RSS alone from two runs stopped after the
-    same time (a plateau, not a duration)."""
+    bytes, as words: wall time and peak RSS from two ok results over the whole corpus; peak RSS alone from two
+    runs stopped by the same ``--timeout`` (a plateau, not a duration). A token-budget run does the same work at
+    every size: never projected."""
     status = {a.get("status"), b.get("status")}
-    if x0 == x1 or not (status == {"ok"} or (status == {"stopped"} and a["wall_s"] == b["wall_s"])):
+    ok = status == {"ok"} and a.get("work_bytes") and b.get("work_bytes")  # not a token-budget run: same work
+    stopped = status == {"stopped"} and a.get("timeout_s") and a.get("timeout_s") == b.get("timeout_s")
+    if x0 == x1 or not (ok or stopped):
         return None
 
     def at(y0, y1):

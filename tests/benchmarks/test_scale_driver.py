@@ -107,14 +107,21 @@ def test_the_table_projects_a_missing_10gb_cell_from_1_and_2_5gb(tmp_path):
 
 def test_two_runs_stopped_at_the_same_time_project_their_plateau_only(tmp_path):
     # the in-memory word2vec "before", stopped after 240 s at 1 and 2.5 GB: 1,600 + (4,000 - 1,600) * 6 = 16,000 MB
-    _result(tmp_path, "w2v-in-memory", "1GB", status="stopped", wall_s=240.0, peak_rss_mb=1600.0, work_bytes=None)
-    _result(tmp_path, "w2v-in-memory", "2.5GB", status="stopped", wall_s=240.0, peak_rss_mb=4000.0, work_bytes=None)
-    _result(tmp_path, "gensim-w2v", "1GB", status="stopped", wall_s=240.0, work_bytes=None)
-    _result(tmp_path, "gensim-w2v", "2.5GB", status="stopped", wall_s=300.0, work_bytes=None)  # not comparable
+    _result(tmp_path, "w2v-in-memory", "1GB", status="stopped", wall_s=240.1, peak_rss_mb=1600.0, timeout_s=240,
+            work_bytes=10 ** 9)
+    _result(tmp_path, "w2v-in-memory", "2.5GB", status="stopped", wall_s=240.3, peak_rss_mb=4000.0, timeout_s=240,
+            work_bytes=2_500_000_000)
+    _result(tmp_path, "gensim-w2v", "1GB", status="stopped", wall_s=240.0, timeout_s=240, work_bytes=10 ** 9)
+    _result(tmp_path, "gensim-w2v", "2.5GB", status="stopped", wall_s=300.0, timeout_s=300,  # not comparable
+            work_bytes=2_500_000_000)
+    # a token-budget run does the same work at every size (work_bytes None): nothing to project
+    _result(tmp_path, "gensim-w2v-20M", "1GB", wall_s=30.0, work_bytes=None)
+    _result(tmp_path, "gensim-w2v-20M", "2.5GB", wall_s=31.0, work_bytes=None)
     table = scale.render_table(tmp_path, ["1GB", "2.5GB", "10GB"])
     row = next(line for line in table.splitlines() if "`w2v-in-memory`" in line)
     assert row.endswith("| *projected: peak RSS ~16,000 MB* |")
     assert next(line for line in table.splitlines() if "`gensim-w2v`" in line).endswith("| not run |")
+    assert next(line for line in table.splitlines() if "`gensim-w2v-20M`" in line).endswith("| not run |")
 
 
 def test_the_table_names_budget_variants_and_other_caps(tmp_path):
