@@ -3,7 +3,7 @@ library encoding the same documents in batches and writing the same ``uint16`` i
 
 - ``encode_gpt2``: GPT-2's ranks (``tokembed data fetch gpt2_ranks``) saved as a tokembed tokenizer, against tiktoken
   ``Encoding.encode_ordinary_batch(batch, num_threads=2)`` with its own shipped GPT-2 pattern and the same ranks
-  file (loaded offline); ``encode_gpt2_loop``: the same against tiktoken at its fastest on short lines, each batch
+  file (loaded offline); ``encode_gpt2_loop`` (and ``_1gb``): the same against tiktoken at its fastest on short lines, each batch
   cut in two halves encoded by plain ``encode_ordinary`` loops on two threads.
 - ``encode_bert``: the bert-base-uncased vocabulary (``bert_uncased_vocab``) as a tokembed WordPiece tokenizer,
   against Hugging Face ``BertWordPieceTokenizer(vocab, lowercase=True).encode_batch(batch, add_special_tokens=False)``.
@@ -271,6 +271,11 @@ _GPT2_LOOP = dict(_GPT2, reference="tiktoken, the same `Encoding`: each 4 MB bat
 @benchmark("encode_gpt2_loop", data=_X4 + _RANKS, **_GPT2_LOOP)
 def encode_gpt2_loop() -> Case:
     return _gpt2_case(x4_path(), loop=True)
+
+
+@benchmark("encode_gpt2_loop_1gb", data=_GB + _RANKS, **_GPT2_LOOP)
+def encode_gpt2_loop_1gb() -> Case:
+    return _gpt2_case(gb_path(), loop=True)
 
 
 @benchmark("encode_bert", data=_X4 + _VOCAB, **_BERT)
