@@ -286,14 +286,23 @@ def load_results(data: Path) -> dict[tuple[str, str], dict]:
     return out
 
 
+def _plateau(res: dict) -> bool:
+    """Whether a stopped run's RSS had levelled off: the second half of its samples within 2% of each other."""
+    rss = [mb for _, mb in res.get("rss_samples") or []]
+    tail = rss[len(rss) // 2:]
+    return len(tail) >= 3 and max(tail) <= 1.02 * min(tail)
+
+
 def _project(a: dict, b: dict, target: int, x0: int, x1: int) -> str | None:
     """A linear projection to ``target`` bytes from the results ``a`` and ``b`` of corpora of ``x0`` and ``x1``
     bytes, as words: wall time and peak RSS from two ok results over the whole corpus; peak RSS alone from two
-    runs stopped by the same ``--timeout`` (a plateau, not a duration). A token-budget run does the same work at
+    runs stopped by the same ``--timeout`` after their RSS levelled off (:func:`_plateau`; a run stopped while
+    still growing is not projected). A token-budget run does the same work at
     every size: never projected."""
     status = {a.get("status"), b.get("status")}
     ok = status == {"ok"} and a.get("work_bytes") and b.get("work_bytes")  # not a token-budget run: same work
-    stopped = status == {"stopped"} and a.get("timeout_s") and a.get("timeout_s") == b.get("timeout_s")
+    stopped = status == {"stopped"} and a.get("timeout_s") and a.get("timeout_s") == b.get("timeout_s") \
+        and _plateau(a) and _plateau(b)
     if x0 == x1 or not (ok or stopped):
         return None
 

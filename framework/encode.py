@@ -17,7 +17,8 @@ import shutil
 import struct
 import tempfile
 import time
-from dataclasses import dataclass, replace
+import uuid
+from dataclasses import dataclass, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -207,8 +208,8 @@ def _batches(documents: Iterable[str]) -> Iterable[tuple[list[str], int]]:
 
 @dataclass(frozen=True)
 class EncodedPart:
-    """One partition's ids as :class:`EncodePartition` wrote them: a ``.npz`` holding ``ids`` (the output dtype)
-    and ``lengths`` (int64, one per document), with its counts and the UTF-8 bytes of text it encoded."""
+    """One partition's ids as :class:`EncodePartition` wrote them: ``PATH.ids`` (raw ids of the output dtype) and
+    ``PATH.lengths`` (raw int64, one per document), with its counts and the UTF-8 bytes of text it encoded."""
 
     path: str
     documents: int
@@ -231,9 +232,12 @@ class EncodedParts:
 class EncodePartition:
     """The task of one partition on an engine's worker (:meth:`tokembed.engine.Engine.map_partitions`): read the
     partition's documents from ``corpus`` (a :class:`tokembed.corpus.Corpus`; a partition that carries its own
-    ``docs`` is read from them), encode them in the batches of :func:`encode_corpus` and write the ids as
-    ``folder/part-NNNNN.npz`` (atomically), returned as :class:`EncodedParts`. With ``folder`` None (the engine's
-    warm-up) nothing is written. Module-level, so Dask ships it by reference with the tokenizer pickled."""
+    ``docs`` is read from them), encode them in the batches of :func:`encode_corpus` and append each batch's ids
+    and lengths to ``folder/part-NNNNN.ids`` / ``.lengths`` (raw arrays, written under a name of their own and
+    renamed when complete, so a retried task never mixes with another attempt), returned as
+    :class:`EncodedParts`. Memory: one batch, whatever the partition's size (a ``.gz`` file is one partition).
+    With ``folder`` None (the engine's warm-up) nothing is written. Module-level, so Dask ships it by reference
+    with the tokenizer pickled."""
 
     tokenizer: Any
     corpus: Any
@@ -243,24 +247,27 @@ class EncodePartition:
     def __call__(self, part: Any) -> EncodedParts:
         docs = getattr(part, "docs", None)
         docs = self.corpus.read_partition(part) if docs is None else docs
-        ids_parts: list[np.ndarray] = []
-        len_parts: list[np.ndarray] = []
-        nbytes = 0
-        for batch, size in _batches(docs):
-            ids, lengths = self.tokenizer.encode_ids(batch)
-            ids_parts.append(np.asarray(ids).astype(self.dtype, copy=False))
-            len_parts.append(np.asarray(lengths, dtype=np.int64))
-            nbytes += size
         if self.folder is None:
+            for batch, _ in _batches(docs):
+                self.tokenizer.encode_ids(batch)
             return EncodedParts([])
-        ids = np.concatenate(ids_parts) if ids_parts else np.zeros(0, self.dtype)
-        lengths = np.concatenate(len_parts) if len_parts else np.zeros(0, np.int64)
-        path = Path(self.folder) / f"part-{int(part.index):05d}.npz"
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, ids=ids, lengths=lengths)
-        os.replace(tmp, path)
-        return EncodedParts([EncodedPart(str(path), int(lengths.size), int(ids.size), nbytes)])
+        stem = Path(self.folder) / f"part-{int(part.index):05d}"
+        attempt = f".{os.getpid()}-{uuid.uuid4().hex[:12]}.tmp"
+        tmp_ids, tmp_lengths = (stem.with_name(stem.name + ext + attempt) for ext in (".ids", ".lengths"))
+        documents = tokens = nbytes = 0
+        try:
+            with open(tmp_ids, "wb") as f_ids, open(tmp_lengths, "wb") as f_lengths:
+                for batch, size in _batches(docs):
+                    ids, lengths = self.tokenizer.encode_ids(batch)
+                    f_ids.write(np.ascontiguousarray(ids, dtype=self.dtype).tobytes())
+                    f_lengths.write(np.ascontiguousarray(lengths, dtype=np.int64).tobytes())
+                    documents, tokens, nbytes = documents + len(batch), tokens + int(np.size(ids)), nbytes + size
+            os.replace(tmp_ids, stem.with_name(stem.name + ".ids"))
+            os.replace(tmp_lengths, stem.with_name(stem.name + ".lengths"))
+        finally:
+            for tmp in (tmp_ids, tmp_lengths):
+                tmp.unlink(missing_ok=True)
+        return EncodedParts([EncodedPart(str(stem), documents, tokens, nbytes)])
 
 
 def on_engine(engine: Any, corpus: Any, *, label: str = "encode",
@@ -268,8 +275,15 @@ def on_engine(engine: Any, corpus: Any, *, label: str = "encode",
     """The ``map_partitions`` argument of :func:`encode_corpus` that encodes ``corpus`` (a
     :class:`tokembed.corpus.Corpus`, the same object given as its ``documents``) on ``engine``
     (:func:`tokembed.engine.open_engine`, ``"dask"``): each partition by :meth:`~tokembed.engine.Engine.map_partitions`,
-    the engine's warm-up writing nothing."""
+    the engine's warm-up writing nothing. The corpus's files are named by absolute paths, so that a worker started
+    in another folder opens the same files."""
+    paths = getattr(corpus, "paths", None)
+    if paths is not None and is_dataclass(corpus):
+        corpus = replace(corpus, paths=tuple(Path(p).absolute() for p in paths))
+
     def run(task: EncodePartition) -> EncodedParts:
+        if task.corpus is not None:
+            task = replace(task, corpus=corpus)
         return engine.map_partitions(task, corpus, warm=replace(task, folder=None), label=label, quiet=quiet)
 
     return run
@@ -336,6 +350,10 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
                                 "recipe)")
     if format == "megatron" and dtype != np.uint16:
         dtype = np.dtype(np.int32)  # Megatron reads int32 ids (its dtype code 4) beyond 16 bits
+    if map_partitions is not None and not isinstance(documents, (list, tuple)) \
+            and not callable(getattr(documents, "read_partition", None)):
+        raise TokembedError("encode: encoding on an engine reads the corpus by partitions: documents must be a "
+                            f"tokembed.corpus.Corpus (read_documents) or a list, not a {type(documents).__name__}")
     start = time.perf_counter()
     batches = _batches(documents)
     first = next(batches, None)  # before any file is made: an empty corpus leaves nothing behind
@@ -356,6 +374,7 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
                     if bar is not None:
                         bar.update(size)
             else:
+                batches.close()  # read only to refuse an empty corpus: the workers read their partitions
                 listed = isinstance(documents, (list, tuple))  # a list travels in its partitions, not whole
                 nbytes = _append_parts(writer, map_partitions, EncodePartition(
                     tokenizer, None if listed else documents, str((folder / _PARTS).absolute()), dtype.name))
@@ -389,22 +408,35 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
 
 
 _PARTS = ".parts"  # the staging folder of an engine's parts, inside the output's temporary folder
+_APPEND_DOCS = 1 << 20  # documents of a part read and appended at a time
 
 
 def _append_parts(writer: _Writer, map_partitions: Callable[[EncodePartition], EncodedParts],
                   task: EncodePartition) -> int:
-    """Run ``task`` on every partition through ``map_partitions``, then append the parts in order (each deleted
-    once appended); the bytes of text encoded."""
+    """Run ``task`` on every partition through ``map_partitions``, then append the parts in order, each read
+    mapped, :data:`_APPEND_DOCS` documents at a time, and deleted once appended; the bytes of text encoded. On any
+    failure the staging folder is removed (the parts are of no use to a later run)."""
     staging = Path(task.folder)
     staging.mkdir()
-    done = map_partitions(task)
-    nbytes = 0
-    for part in done.parts:
-        with np.load(part.path) as z:
-            writer.add(z["ids"], z["lengths"])
-        os.unlink(part.path)
-        nbytes += part.text_bytes
-    shutil.rmtree(staging)  # empty, or a retried task's unfinished .tmp
+    try:
+        done = map_partitions(task)
+        nbytes = 0
+        for part in done.parts:
+            ids_path, lengths_path = Path(part.path + ".ids"), Path(part.path + ".lengths")
+            ids = np.memmap(ids_path, dtype=task.dtype, mode="r") if part.tokens else np.zeros(0, task.dtype)
+            lengths = np.memmap(lengths_path, dtype=np.int64, mode="r") if part.documents else np.zeros(0, np.int64)
+            at = 0
+            for d0 in range(0, part.documents, _APPEND_DOCS):
+                lens = np.array(lengths[d0:d0 + _APPEND_DOCS])
+                stop = at + int(lens.sum())
+                writer.add(np.array(ids[at:stop]), lens)
+                at = stop
+            del ids, lengths
+            ids_path.unlink()
+            lengths_path.unlink()
+            nbytes += part.text_bytes
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return nbytes
 
 

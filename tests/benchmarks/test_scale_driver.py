@@ -107,13 +107,20 @@ def test_the_table_projects_a_missing_10gb_cell_from_1_and_2_5gb(tmp_path):
 
 def test_two_runs_stopped_at_the_same_time_project_their_plateau_only(tmp_path):
     # the in-memory word2vec "before", stopped after 240 s at 1 and 2.5 GB: 1,600 + (4,000 - 1,600) * 6 = 16,000 MB
+    flat = [[t, 1200.0] for t in range(2, 240, 2)]
     _result(tmp_path, "w2v-in-memory", "1GB", status="stopped", wall_s=240.1, peak_rss_mb=1600.0, timeout_s=240,
-            work_bytes=10 ** 9)
+            work_bytes=10 ** 9, rss_samples=flat)
     _result(tmp_path, "w2v-in-memory", "2.5GB", status="stopped", wall_s=240.3, peak_rss_mb=4000.0, timeout_s=240,
-            work_bytes=2_500_000_000)
-    _result(tmp_path, "gensim-w2v", "1GB", status="stopped", wall_s=240.0, timeout_s=240, work_bytes=10 ** 9)
+            work_bytes=2_500_000_000, rss_samples=flat)
+    _result(tmp_path, "gensim-w2v", "1GB", status="stopped", wall_s=240.0, timeout_s=240, work_bytes=10 ** 9,
+            rss_samples=flat)
     _result(tmp_path, "gensim-w2v", "2.5GB", status="stopped", wall_s=300.0, timeout_s=300,  # not comparable
-            work_bytes=2_500_000_000)
+            work_bytes=2_500_000_000, rss_samples=flat)
+    growing = [[t, 10.0 * t] for t in range(2, 240, 2)]  # stopped while still growing: no plateau to project
+    _result(tmp_path, "hf-bpe", "1GB", status="stopped", wall_s=240.0, timeout_s=240, work_bytes=10 ** 9,
+            rss_samples=growing)
+    _result(tmp_path, "hf-bpe", "2.5GB", status="stopped", wall_s=240.0, timeout_s=240, work_bytes=2_500_000_000,
+            rss_samples=growing)
     # a token-budget run does the same work at every size (work_bytes None): nothing to project
     _result(tmp_path, "gensim-w2v-20M", "1GB", wall_s=30.0, work_bytes=None)
     _result(tmp_path, "gensim-w2v-20M", "2.5GB", wall_s=31.0, work_bytes=None)
@@ -122,6 +129,7 @@ def test_two_runs_stopped_at_the_same_time_project_their_plateau_only(tmp_path):
     assert row.endswith("| *projected: peak RSS ~16,000 MB* |")
     assert next(line for line in table.splitlines() if "`gensim-w2v`" in line).endswith("| not run |")
     assert next(line for line in table.splitlines() if "`gensim-w2v-20M`" in line).endswith("| not run |")
+    assert next(line for line in table.splitlines() if "`hf-bpe`" in line).endswith("| not run |")
 
 
 def test_the_table_names_budget_variants_and_other_caps(tmp_path):

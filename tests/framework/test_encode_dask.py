@@ -53,19 +53,24 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-@pytest.mark.parametrize("fmt", ["tokembed", "nanogpt", "megatron"])
-def test_the_dask_engine_writes_the_same_folder_as_one_process(cluster, gpt, corpus_file, tmp_path, fmt):
+@pytest.mark.parametrize("fmt, eot_id", [("tokembed", None), ("nanogpt", None), ("megatron", None),
+                                         ("megatron", 0)])
+def test_the_dask_engine_writes_the_same_folder_as_one_process(cluster, gpt, corpus_file, tmp_path, monkeypatch,
+                                                                fmt, eot_id):
+    import tokembed.encode
+
     corpus = read_documents(corpus_file)
-    local = encode_corpus(gpt, corpus, tmp_path / "local", format=fmt, corpus="c", progress=False)
+    local = encode_corpus(gpt, corpus, tmp_path / "local", format=fmt, eot_id=eot_id, corpus="c", progress=False)
+    monkeypatch.setattr(tokembed.encode, "_APPEND_DOCS", 2)  # parts appended two documents at a time
     with open_engine("dask", address=cluster.scheduler_address, workers=2, partition_mb=0.002) as engine:
         parts = engine.partitions(corpus)
-        assert len(parts) >= 8  # more partitions than documents in some: empty ones are appended as nothing
-        dask = encode_corpus(gpt, corpus, tmp_path / "dask", format=fmt, corpus="c", progress=False,
-                             map_partitions=on_engine(engine, corpus))
+        # 2 KiB ranges of a file whose 15 KB lines span several: some partitions own no document
+        assert len(parts) >= 8 and any(not list(corpus.read_partition(p)) for p in parts)
+        dask = encode_corpus(gpt, corpus, tmp_path / "dask", format=fmt, eot_id=eot_id, corpus="c",
+                             progress=False, map_partitions=on_engine(engine, corpus))
         assert engine.last_stats.partitions == len(parts)
     assert (dask.documents, dask.tokens, dask.text_bytes) == (local.documents, local.tokens, local.text_bytes)
     assert _files(tmp_path / "dask") == _files(tmp_path / "local")  # ids, offsets, manifest: the same bytes
-    assert not (tmp_path / "dask" / ".parts").exists()
 
 
 def test_the_command_encodes_on_a_cluster(cluster, gpt, corpus_file, tmp_path, capsys):
@@ -78,6 +83,18 @@ def test_the_command_encodes_on_a_cluster(cluster, gpt, corpus_file, tmp_path, c
     assert _files(tmp_path / "dask") == _files(tmp_path / "local")
 
 
+def test_a_relative_corpus_path_is_found_by_workers_started_elsewhere(cluster, gpt, corpus_file, tmp_path,
+                                                                      monkeypatch):
+    # the cluster's workers were started in the test session's folder; the command runs in the corpus's
+    gpt.save(tmp_path / "gpt.tokembed.json")
+    monkeypatch.chdir(corpus_file.parent)
+    assert main(["encode", str(tmp_path / "gpt.tokembed.json"), corpus_file.name, "-q", "--out",
+                 str(tmp_path / "dask"), "--scheduler", cluster.scheduler_address, "--partition-mb", "0.004"]) == 0
+    assert main(["encode", str(tmp_path / "gpt.tokembed.json"), corpus_file.name, "-q", "--out",
+                 str(tmp_path / "local")]) == 0
+    assert _files(tmp_path / "dask") == _files(tmp_path / "local")
+
+
 def test_a_bad_partition_names_itself_and_leaves_no_output(cluster, gpt, tmp_path):
     bad = tmp_path / "bad.txt"
     # past the first batch (16,384 documents), which the client reads before anything is made
@@ -87,8 +104,9 @@ def test_a_bad_partition_names_itself_and_leaves_no_output(cluster, gpt, tmp_pat
         with pytest.raises(CorpusError, match=r"partition \d+/\d+ .*invalid UTF-8"):
             encode_corpus(gpt, corpus, tmp_path / "out", progress=False,
                           map_partitions=on_engine(engine, corpus))
-    assert not (tmp_path / "out").exists()  # the parts stay in out.incomplete, with no manifest
-    assert not (tmp_path / "out.incomplete" / "encoded.json").exists()
+    assert not (tmp_path / "out").exists()
+    kept = tmp_path / "out.incomplete"  # as any failed encode: no manifest; and the parts were removed
+    assert kept.is_dir() and not (kept / "encoded.json").exists() and not (kept / ".parts").exists()
 
 
 @pytest.mark.parametrize("flags, message", [
