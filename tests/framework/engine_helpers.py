@@ -7,6 +7,7 @@ them by module reference, as they do tokembed's own tasks; the workers find it o
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -81,3 +82,16 @@ class DieOn:
         if getattr(part, "index", None) == self.index:
             os._exit(17)
         return self.fn(part)
+
+
+@contextmanager
+def local_cluster(workers: int = 2):
+    """A Dask LocalCluster of ``workers`` single-thread processes on 127.0.0.1, no dashboard (the tests' cluster)."""
+    import distributed
+
+    cl = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None)
+    try:
+        yield cl
+    finally:
+        cl.close()

@@ -10,6 +10,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from engine_helpers import local_cluster  # noqa: E402
 from tokembed.cli import main  # noqa: E402
 from tokembed.corpus import read_documents  # noqa: E402
 from tokembed.encode import encode_corpus, on_engine  # noqa: E402
@@ -27,10 +28,8 @@ LINES = ["The whale, the whale!", "", "   ", "鯨は海にいる。", "🐋 and 
 
 @pytest.fixture(scope="module")
 def cluster():
-    cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None)
-    yield cl
-    cl.close()
+    with local_cluster() as cl:
+        yield cl
 
 
 @pytest.fixture(scope="module")

@@ -23,17 +23,15 @@ from tokembed.errors import CorpusReadError, EngineError  # noqa: E402
 from tokembed.plugins.word.tokenizer import WordTokenizer  # noqa: E402
 from tokembed.runner import run_recipe  # noqa: E402
 
-from engine_helpers import DieOn, DieOnce, tokenizers, write_corpus  # noqa: E402
+from engine_helpers import DieOn, DieOnce, local_cluster, tokenizers, write_corpus  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None)
-    yield cl
-    cl.close()
+    with local_cluster() as cl:
+        yield cl
 
 
 @pytest.fixture(scope="module")
