@@ -152,6 +152,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
         corpus = read_documents(args.corpus, **kwargs)
     engine = _encode_engine(args)
     with engine if engine is not None else nullcontext():
+        if engine is not None:
+            engine.start()  # a scheduler that does not answer fails here, before any folder is made
         summary = encode_corpus(
             tok, corpus, args.out, format=args.format, eot_id=args.eot_id, corpus=str(args.corpus),
             total_bytes=corpus.size_bytes(), progress=not args.quiet,

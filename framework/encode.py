@@ -436,8 +436,18 @@ def _append_parts(writer: _Writer, map_partitions: Callable[[EncodePartition], E
             lengths_path.unlink()
             nbytes += part.text_bytes
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove_parts(staging)
     return nbytes
+
+
+def _remove_parts(staging: Path, tries: int = 20) -> None:
+    """Remove the staging folder, again while a worker that was still encoding when the run failed or was
+    interrupted keeps adding a part to it (for up to about 2 s)."""
+    for _ in range(tries):
+        shutil.rmtree(staging, ignore_errors=True)
+        if not staging.exists():
+            return
+        time.sleep(0.1)
 
 
 def _progress_bar(total: int | None, show: bool) -> Any:

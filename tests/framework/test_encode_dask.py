@@ -113,6 +113,7 @@ def test_a_bad_partition_names_itself_and_leaves_no_output(cluster, gpt, tmp_pat
     (["--workers", "3"], "--workers applies to --engine dask"),
     (["--engine", "local", "--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --engine dask"),
     (["--scheduler", "http://127.0.0.1:8786"], "--scheduler http://127.0.0.1:8786: "),
+    (["--scheduler", "tcp://127.0.0.1:1"], "tcp://127.0.0.1:1"),  # nothing listens: refused before any folder
     (["--engine", "dask", "--partition-mb", "0"], "--partition-mb must be a finite number of MiB >= 0.001"),
     (["--engine", "dask", "--workers", "0"], "--workers must be at least 1"),
 ])
@@ -121,7 +122,7 @@ def test_engine_options_are_checked_before_any_work(gpt, corpus_file, tmp_path, 
     code = main(["encode", str(tmp_path / "gpt.tokembed.json"), str(corpus_file), "--out", str(tmp_path / "o"),
                  "-q", *flags])
     assert code != 0 and message in capsys.readouterr().err
-    assert not (tmp_path / "o").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt.tokembed.json"]  # no o/, no o.incomplete/
 
 
 def test_a_recipe_on_a_dask_engine_encodes_there(cluster, corpus_file, tmp_path):
