@@ -188,11 +188,16 @@ def _encode_engine(args: argparse.Namespace):
         problem = address_problem(args.scheduler)
         if problem:
             raise EngineError(f"tokembed encode: --scheduler {args.scheduler}: {problem}")
-    if args.workers is not None and args.workers < 1:
-        raise EngineError(f"tokembed encode: --workers must be at least 1, got {args.workers}")
-    if args.partition_mb is not None and not (args.partition_mb >= 0.001 and math.isfinite(args.partition_mb)):
-        raise EngineError(f"tokembed encode: --partition-mb must be a finite number of MiB >= 0.001, got "
-                         f"{args.partition_mb}")
+    from .params import satisfies
+    from .recipe.engine import ENGINE_KEYS  # the rules of engine.workers and engine.partition_mb, stated once
+
+    workers, partition_mb = ENGINE_KEYS["workers"][1], ENGINE_KEYS["partition_mb"][1]
+    if args.workers is not None and not satisfies(workers, args.workers):
+        raise EngineError(f"tokembed encode: --workers must be at least {workers.low}, got {args.workers}")
+    if args.partition_mb is not None and not (satisfies(partition_mb, args.partition_mb)
+                                              and math.isfinite(args.partition_mb)):
+        raise EngineError(f"tokembed encode: --partition-mb must be a finite number of MiB >= {partition_mb.low}, "
+                         f"got {args.partition_mb}")
     return open_engine("dask", address=args.scheduler, workers=args.workers, partition_mb=args.partition_mb)
 
 

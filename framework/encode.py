@@ -320,9 +320,9 @@ def encode_corpus(tokenizer: Any, documents: Iterable[str], out: str | os.PathLi
         whose ``folder`` is a staging folder inside the output's temporary folder, it must return the
         :class:`EncodedParts` of every partition of ``documents`` (then a :class:`tokembed.corpus.Corpus`) in
         corpus order: :func:`on_engine` ``(engine, documents)`` on the Dask engine (the workers must see that
-        folder: a shared file system). Each part is appended and deleted in turn: the same
-        files as encoding here, with peak memory of one partition's ids on this side, and the parts' disk space
-        until they are appended.
+        folder: a shared file system). Each part is appended (read mapped, a million documents at a
+        time) and deleted in turn: the same files as encoding here, and the parts' disk space until they are
+        appended.
 
     Returns
     -------
